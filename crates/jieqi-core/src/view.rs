@@ -1,0 +1,1 @@
+//! Views: what one viewer may know (RULES.md §4).
