@@ -80,7 +80,10 @@ pub struct ByColor<T> {
 impl<T> ByColor<T> {
     /// Builds both values from a function of the colour.
     pub fn new_with(mut f: impl FnMut(Color) -> T) -> ByColor<T> {
-        ByColor { red: f(Color::Red), black: f(Color::Black) }
+        ByColor {
+            red: f(Color::Red),
+            black: f(Color::Black),
+        }
     }
 
     /// The value of `color`.

@@ -8,16 +8,40 @@ use crate::{ByColor, Color, Role, Square};
 /// a0 b0 c0 d0 f0 g0 h0 i0 b2 h2 a3 c3 e3 g3 i3. Black's are these rotated by 180°
 /// and mirrored back to the same file order (a9 b9 c9 d9 f9 g9 h9 i9 b7 h7 a6 c6 e6 g6 i6).
 pub const START_SQUARES: [(u8, u8); 15] = [
-    (0, 0), (1, 0), (2, 0), (3, 0), (5, 0), (6, 0), (7, 0), (8, 0),
-    (1, 2), (7, 2),
-    (0, 3), (2, 3), (4, 3), (6, 3), (8, 3),
+    (0, 0),
+    (1, 0),
+    (2, 0),
+    (3, 0),
+    (5, 0),
+    (6, 0),
+    (7, 0),
+    (8, 0),
+    (1, 2),
+    (7, 2),
+    (0, 3),
+    (2, 3),
+    (4, 3),
+    (6, 3),
+    (8, 3),
 ];
 
 /// The ordinary xiangqi array, the role of each start square in deal order.
 const START_ROLES: [Role; 15] = [
-    Role::Rook, Role::Horse, Role::Elephant, Role::Advisor, Role::Advisor, Role::Elephant,
-    Role::Horse, Role::Rook, Role::Cannon, Role::Cannon,
-    Role::Pawn, Role::Pawn, Role::Pawn, Role::Pawn, Role::Pawn,
+    Role::Rook,
+    Role::Horse,
+    Role::Elephant,
+    Role::Advisor,
+    Role::Advisor,
+    Role::Elephant,
+    Role::Horse,
+    Role::Rook,
+    Role::Cannon,
+    Role::Cannon,
+    Role::Pawn,
+    Role::Pawn,
+    Role::Pawn,
+    Role::Pawn,
+    Role::Pawn,
 ];
 
 /// For each square: `(colour, deal index)` if it is a start square of face-down pieces.
@@ -67,7 +91,9 @@ pub struct Deal(pub ByColor<[Role; 15]>);
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum ParseDealError {
     /// Not two halves separated by `/`.
-    #[error("a deal is two 15-letter halves separated by '/', e.g. RNBAABNRCCPPPPP/rnbaabnrccppppp")]
+    #[error(
+        "a deal is two 15-letter halves separated by '/', e.g. RNBAABNRCCPPPPP/rnbaabnrccppppp"
+    )]
     Shape,
     /// A half that is not 15 letters.
     #[error("{color}'s half has {len} letters, expected 15")]
@@ -104,7 +130,10 @@ pub enum ParseDealError {
 impl Deal {
     /// The ordinary xiangqi array (every piece where xiangqi puts it).
     pub fn standard() -> Deal {
-        Deal(ByColor { red: START_ROLES, black: START_ROLES })
+        Deal(ByColor {
+            red: START_ROLES,
+            black: START_ROLES,
+        })
     }
 
     /// The identity of the face-down piece that started on `sq`, if `sq` is a start square.
@@ -127,7 +156,12 @@ impl Deal {
     /// `j ∈ [0, i]` as `x mod (i+1)` from the next word `x`, rejecting words
     /// `x ≥ ⌊2³²/(i+1)⌋·(i+1)` so every shuffle is equally likely.
     pub fn from_seed(seed: &[u8]) -> Deal {
-        let mut stream = SeedStream { seed, block: 0, buf: [0; 32], pos: 32 };
+        let mut stream = SeedStream {
+            seed,
+            block: 0,
+            buf: [0; 32],
+            pos: 32,
+        };
         let mut halves = [START_ROLES; 2];
         for half in &mut halves {
             for i in (1..15usize).rev() {
@@ -142,7 +176,10 @@ impl Deal {
                 half.swap(i, j);
             }
         }
-        Deal(ByColor { red: halves[0], black: halves[1] })
+        Deal(ByColor {
+            red: halves[0],
+            black: halves[1],
+        })
     }
 
     /// The deal of a joint draw (互相布放): each party contributes secret bytes, and the
@@ -165,7 +202,8 @@ impl Deal {
 
     /// Whether `commitment` is this deal's commitment with `salt`.
     pub fn verify_commitment(&self, salt: &str, commitment: &str) -> bool {
-        self.commitment(salt).eq_ignore_ascii_case(commitment.trim())
+        self.commitment(salt)
+            .eq_ignore_ascii_case(commitment.trim())
     }
 
     /// A fresh random salt (32 hex digits) for a commitment.
@@ -178,7 +216,10 @@ impl Deal {
     /// Parses the text form.
     pub fn parse(s: &str) -> Result<Deal, ParseDealError> {
         let (r, b) = s.trim().split_once('/').ok_or(ParseDealError::Shape)?;
-        Ok(Deal(ByColor { red: parse_half(r, Color::Red)?, black: parse_half(b, Color::Black)? }))
+        Ok(Deal(ByColor {
+            red: parse_half(r, Color::Red)?,
+            black: parse_half(b, Color::Black)?,
+        }))
     }
 }
 
@@ -194,13 +235,17 @@ fn parse_half(s: &str, color: Color) -> Result<[Role; 15], ParseDealError> {
             Color::Red => ch.is_ascii_uppercase(),
             Color::Black => ch.is_ascii_lowercase(),
         };
-        let role = Role::from_char(ch).filter(|r| case_ok && *r != Role::King).ok_or(
-            ParseDealError::Letter {
+        let role = Role::from_char(ch)
+            .filter(|r| case_ok && *r != Role::King)
+            .ok_or(ParseDealError::Letter {
                 color,
                 letter: ch,
-                case: if color == Color::Red { "upper case" } else { "lower case" },
-            },
-        )?;
+                case: if color == Color::Red {
+                    "upper case"
+                } else {
+                    "lower case"
+                },
+            })?;
         out[i] = role;
         counts[role.index()] += 1;
     }
@@ -234,7 +279,11 @@ impl SeedStream<'_> {
             self.block += 1;
             self.pos = 0;
         }
-        let w = u32::from_be_bytes(self.buf[self.pos..self.pos + 4].try_into().expect("4 bytes"));
+        let w = u32::from_be_bytes(
+            self.buf[self.pos..self.pos + 4]
+                .try_into()
+                .expect("4 bytes"),
+        );
         self.pos += 4;
         w
     }
@@ -272,19 +321,34 @@ mod tests {
     fn text_round_trip_and_errors() {
         let d = Deal::parse("RCAPPPNPBNBRPAC/pcnbppaprracpbn").unwrap();
         assert_eq!(d.to_string(), "RCAPPPNPBNBRPAC/pcnbppaprracpbn");
-        assert_eq!(Deal::standard().to_string(), "RNBAABNRCCPPPPP/rnbaabnrccppppp");
-        assert!(matches!(Deal::parse("RNBAABNRCCPPPPP"), Err(ParseDealError::Shape)));
+        assert_eq!(
+            Deal::standard().to_string(),
+            "RNBAABNRCCPPPPP/rnbaabnrccppppp"
+        );
+        assert!(matches!(
+            Deal::parse("RNBAABNRCCPPPPP"),
+            Err(ParseDealError::Shape)
+        ));
         assert!(matches!(
             Deal::parse("RNBAABNRCCPPPP/rnbaabnrccppppp"),
-            Err(ParseDealError::Length { color: Color::Red, len: 14 })
+            Err(ParseDealError::Length {
+                color: Color::Red,
+                len: 14
+            })
         ));
         assert!(matches!(
             Deal::parse("RNBAABNRCCPPPPP/rnbaabnrccpppPp"),
-            Err(ParseDealError::Letter { color: Color::Black, .. })
+            Err(ParseDealError::Letter {
+                color: Color::Black,
+                ..
+            })
         ));
         assert!(matches!(
             Deal::parse("RRBAABNRCCPPPPP/rnbaabnrccppppp"),
-            Err(ParseDealError::Count { color: Color::Red, .. })
+            Err(ParseDealError::Count {
+                color: Color::Red,
+                ..
+            })
         ));
     }
 
@@ -304,10 +368,17 @@ mod tests {
 
     #[test]
     fn start_squares_match_rules() {
-        let names: Vec<String> =
-            (0..15).map(|i| start_square(Color::Black, i).to_string()).collect();
-        assert_eq!(names.join(" "), "a9 b9 c9 d9 f9 g9 h9 i9 b7 h7 a6 c6 e6 g6 i6");
-        assert_eq!(start_role(Square::parse("b2").unwrap()), Some((Color::Red, Role::Cannon)));
+        let names: Vec<String> = (0..15)
+            .map(|i| start_square(Color::Black, i).to_string())
+            .collect();
+        assert_eq!(
+            names.join(" "),
+            "a9 b9 c9 d9 f9 g9 h9 i9 b7 h7 a6 c6 e6 g6 i6"
+        );
+        assert_eq!(
+            start_role(Square::parse("b2").unwrap()),
+            Some((Color::Red, Role::Cannon))
+        );
         assert_eq!(start_role(Square::parse("e9").unwrap()), None);
     }
 

@@ -54,7 +54,10 @@ fn parse_board(s: &str) -> Result<[Option<Piece>; 90], ParseFenError> {
     let mut board = [None; 90];
     let rows: Vec<&str> = s.split('/').collect();
     if rows.len() != 10 {
-        return Err(ParseFenError::Board(format!("{} ranks, expected 10 separated by '/'", rows.len())));
+        return Err(ParseFenError::Board(format!(
+            "{} ranks, expected 10 separated by '/'",
+            rows.len()
+        )));
     }
     for (i, row) in rows.iter().enumerate() {
         let rank = 9 - i;
@@ -62,7 +65,9 @@ fn parse_board(s: &str) -> Result<[Option<Piece>; 90], ParseFenError> {
         for ch in row.chars() {
             if let Some(d) = ch.to_digit(10) {
                 if d == 0 {
-                    return Err(ParseFenError::Board(format!("rank {rank}: a skip count of 0")));
+                    return Err(ParseFenError::Board(format!(
+                        "rank {rank}: a skip count of 0"
+                    )));
                 }
                 file += d as usize;
             } else {
@@ -70,17 +75,23 @@ fn parse_board(s: &str) -> Result<[Option<Piece>; 90], ParseFenError> {
                     ParseFenError::Board(format!("rank {rank}: {ch:?} is not a piece letter"))
                 })?;
                 if file >= 9 {
-                    return Err(ParseFenError::Board(format!("rank {rank}: more than 9 files")));
+                    return Err(ParseFenError::Board(format!(
+                        "rank {rank}: more than 9 files"
+                    )));
                 }
                 board[rank * 9 + file] = Some(p);
                 file += 1;
             }
             if file > 9 {
-                return Err(ParseFenError::Board(format!("rank {rank}: more than 9 files")));
+                return Err(ParseFenError::Board(format!(
+                    "rank {rank}: more than 9 files"
+                )));
             }
         }
         if file != 9 {
-            return Err(ParseFenError::Board(format!("rank {rank}: {file} files, expected 9")));
+            return Err(ParseFenError::Board(format!(
+                "rank {rank}: {file} files, expected 9"
+            )));
         }
     }
     Ok(board)
@@ -142,7 +153,14 @@ impl Setup {
                 .max(1),
             None => 1,
         };
-        Ok(Setup { board, turn, pool, captured, halfmove, fullmove })
+        Ok(Setup {
+            board,
+            turn,
+            pool,
+            captured,
+            halfmove,
+            fullmove,
+        })
     }
 
     /// The 6-field FEN of this setup.
@@ -224,4 +242,3 @@ impl std::str::FromStr for Position {
         Position::from_fen(s)
     }
 }
-

@@ -37,4 +37,3 @@ pub use position::{PlayError, Position, PositionError, Problem, Reveals, Setup};
 pub use role::{ByRole, Role};
 pub use square::{File, Rank, Square};
 pub use uci::{ParseUciError, UciMove, UciMoveError};
-

@@ -32,8 +32,10 @@ pub enum ParseMaterialError {
 
 impl Material {
     /// No pieces.
-    pub const EMPTY: Material =
-        Material(ByColor { red: ByRole([0; 7]), black: ByRole([0; 7]) });
+    pub const EMPTY: Material = Material(ByColor {
+        red: ByRole([0; 7]),
+        black: ByRole([0; 7]),
+    });
 
     /// Every non-king piece of both sides: the pool at the start of a game.
     pub fn full_hidden() -> Material {
@@ -75,7 +77,11 @@ impl Material {
         let mut chars = s.chars().peekable();
         while let Some(c) = chars.next() {
             let role = Role::from_char(c).ok_or(ParseMaterialError::Letter(c))?;
-            let color = if c.is_ascii_uppercase() { Color::Red } else { Color::Black };
+            let color = if c.is_ascii_uppercase() {
+                Color::Red
+            } else {
+                Color::Black
+            };
             let mut count: Option<u32> = None;
             while let Some(d) = chars.peek().and_then(|d| d.to_digit(10)) {
                 chars.next();
@@ -84,7 +90,11 @@ impl Material {
             let count = count.ok_or(ParseMaterialError::MissingCount(c))?;
             let total = u32::from(m.0[color][role]) + count;
             if total > u32::from(role.count()) {
-                return Err(ParseMaterialError::TooMany { letter: c, count: total, max: role.count() });
+                return Err(ParseMaterialError::TooMany {
+                    letter: c,
+                    count: total,
+                    max: role.count(),
+                });
             }
             m.0[color][role] = total as u8;
         }
@@ -103,7 +113,11 @@ impl std::fmt::Display for Material {
                 let n = self.0[c][r];
                 if n > 0 {
                     let l = r.upper_char();
-                    let l = if c == Color::Black { l.to_ascii_lowercase() } else { l };
+                    let l = if c == Color::Black {
+                        l.to_ascii_lowercase()
+                    } else {
+                        l
+                    };
                     write!(f, "{l}{n}")?;
                 }
             }

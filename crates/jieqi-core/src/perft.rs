@@ -32,13 +32,15 @@ pub fn divide(pos: &Position, depth: u32, mode: Mode<'_>) -> Vec<(Move, u64)> {
             let n = if depth == 0 {
                 1
             } else {
-                children(&mut pos, m, mode).iter().map(|&rv| {
-                    let undo = pos.play_unchecked(m, rv);
-                    let n = count(&mut pos, depth - 1, mode);
-                    pos.unplay(undo);
-                    n
-                })
-                .sum()
+                children(&mut pos, m, mode)
+                    .iter()
+                    .map(|&rv| {
+                        let undo = pos.play_unchecked(m, rv);
+                        let n = count(&mut pos, depth - 1, mode);
+                        pos.unplay(undo);
+                        n
+                    })
+                    .sum()
             };
             (m, n)
         })
@@ -51,13 +53,24 @@ fn children(pos: &mut Position, m: Move, mode: Mode<'_>) -> Vec<Reveals> {
     let hidden_mover = cells[m.from.index()] & HIDDEN != 0;
     match mode {
         Mode::Deal(deal) => vec![Reveals {
-            mover: if hidden_mover { deal.identity_at(m.from) } else { None },
-            captured: if cells[m.to.index()] & HIDDEN != 0 { deal.identity_at(m.to) } else { None },
+            mover: if hidden_mover {
+                deal.identity_at(m.from)
+            } else {
+                None
+            },
+            captured: if cells[m.to.index()] & HIDDEN != 0 {
+                deal.identity_at(m.to)
+            } else {
+                None
+            },
         }],
         Mode::Chance if hidden_mover => Role::HIDDEN
             .iter()
             .filter(|&&r| pos.pool.get(pos.turn, r) > 0)
-            .map(|&r| Reveals { mover: Some(r), captured: None })
+            .map(|&r| Reveals {
+                mover: Some(r),
+                captured: None,
+            })
             .collect(),
         Mode::Chance => vec![Reveals::NONE],
     }
@@ -73,11 +86,19 @@ fn count(pos: &mut Position, depth: u32, mode: Mode<'_>) -> u64 {
             Mode::Deal(_) => pos.board.count_legal(us),
             Mode::Chance => {
                 let moves = pos.board.legal_moves(us);
-                let distinct =
-                    Role::HIDDEN.iter().filter(|&&r| pos.pool.get(us, r) > 0).count() as u64;
+                let distinct = Role::HIDDEN
+                    .iter()
+                    .filter(|&&r| pos.pool.get(us, r) > 0)
+                    .count() as u64;
                 moves
                     .iter()
-                    .map(|m| if pos.board.cells[m.from.index()] & HIDDEN != 0 { distinct } else { 1 })
+                    .map(|m| {
+                        if pos.board.cells[m.from.index()] & HIDDEN != 0 {
+                            distinct
+                        } else {
+                            1
+                        }
+                    })
                     .sum()
             }
         };
@@ -89,8 +110,16 @@ fn count(pos: &mut Position, depth: u32, mode: Mode<'_>) -> u64 {
             Mode::Deal(deal) => {
                 let cells = &pos.board.cells;
                 let rv = Reveals {
-                    mover: if cells[m.from.index()] & HIDDEN != 0 { deal.identity_at(m.from) } else { None },
-                    captured: if cells[m.to.index()] & HIDDEN != 0 { deal.identity_at(m.to) } else { None },
+                    mover: if cells[m.from.index()] & HIDDEN != 0 {
+                        deal.identity_at(m.from)
+                    } else {
+                        None
+                    },
+                    captured: if cells[m.to.index()] & HIDDEN != 0 {
+                        deal.identity_at(m.to)
+                    } else {
+                        None
+                    },
                 };
                 let undo = pos.play_unchecked(m, rv);
                 total += count(pos, depth - 1, mode);

@@ -34,7 +34,11 @@ impl Piece {
 
     /// Parses a FEN letter (`X`/`x` for face-down; `E`/`H` accepted).
     pub const fn from_fen_char(c: char) -> Option<Piece> {
-        let color = if c.is_ascii_uppercase() { Color::Red } else { Color::Black };
+        let color = if c.is_ascii_uppercase() {
+            Color::Red
+        } else {
+            Color::Black
+        };
         if c == 'X' || c == 'x' {
             return Some(Piece::Down(color));
         }

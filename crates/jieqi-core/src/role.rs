@@ -24,12 +24,25 @@ pub enum Role {
 
 impl Role {
     /// All roles, king first.
-    pub const ALL: [Role; 7] =
-        [Role::King, Role::Advisor, Role::Elephant, Role::Horse, Role::Rook, Role::Cannon, Role::Pawn];
+    pub const ALL: [Role; 7] = [
+        Role::King,
+        Role::Advisor,
+        Role::Elephant,
+        Role::Horse,
+        Role::Rook,
+        Role::Cannon,
+        Role::Pawn,
+    ];
 
     /// The roles that can be hidden (all but the king).
-    pub const HIDDEN: [Role; 6] =
-        [Role::Advisor, Role::Elephant, Role::Horse, Role::Rook, Role::Cannon, Role::Pawn];
+    pub const HIDDEN: [Role; 6] = [
+        Role::Advisor,
+        Role::Elephant,
+        Role::Horse,
+        Role::Rook,
+        Role::Cannon,
+        Role::Pawn,
+    ];
 
     /// 0-based index in [`Role::ALL`].
     pub const fn index(self) -> usize {

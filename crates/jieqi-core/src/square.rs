@@ -68,7 +68,11 @@ impl Square {
 
     /// The square at file index `f` and rank index `r`, if both are on the board.
     pub const fn from_xy(f: i32, r: i32) -> Option<Square> {
-        if f >= 0 && f < 9 && r >= 0 && r < 10 { Some(Square((r * 9 + f) as u8)) } else { None }
+        if f >= 0 && f < 9 && r >= 0 && r < 10 {
+            Some(Square((r * 9 + f) as u8))
+        } else {
+            None
+        }
     }
 
     /// 0 … 89.

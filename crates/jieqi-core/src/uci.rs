@@ -94,15 +94,27 @@ impl UciMove {
             if self.suffix[1].is_some() && !target_hidden {
                 return Err(bad(self.suffix[1], "the captured piece is not face-down"));
             }
-            Reveals { mover: role_of(self.suffix[0]), captured: role_of(self.suffix[1]) }
+            Reveals {
+                mover: role_of(self.suffix[0]),
+                captured: role_of(self.suffix[1]),
+            }
         } else {
             if self.suffix[1].is_some() {
-                return Err(bad(self.suffix[1], "a face-up mover takes at most one suffix"));
+                return Err(bad(
+                    self.suffix[1],
+                    "a face-up mover takes at most one suffix",
+                ));
             }
             if self.suffix[0].is_some() && !target_hidden {
-                return Err(bad(self.suffix[0], "the mover is face-up and captures no face-down piece"));
+                return Err(bad(
+                    self.suffix[0],
+                    "the mover is face-up and captures no face-down piece",
+                ));
             }
-            Reveals { mover: None, captured: role_of(self.suffix[0]) }
+            Reveals {
+                mover: None,
+                captured: role_of(self.suffix[0]),
+            }
         };
         pos.check_move(m, rv)?;
         Ok((m, rv))
@@ -125,13 +137,21 @@ impl UciMove {
         {
             suffix[i] = Some(Piece::Up(!us, r));
         }
-        UciMove { from: m.from, to: m.to, suffix }
+        UciMove {
+            from: m.from,
+            to: m.to,
+            suffix,
+        }
     }
 }
 
 impl From<Move> for UciMove {
     fn from(m: Move) -> UciMove {
-        UciMove { from: m.from, to: m.to, suffix: [None; 2] }
+        UciMove {
+            from: m.from,
+            to: m.to,
+            suffix: [None; 2],
+        }
     }
 }
 
@@ -151,4 +171,3 @@ impl std::fmt::Display for UciMove {
         Ok(())
     }
 }
-

@@ -51,10 +51,21 @@ fn run(file: &str, with_deal: bool, chance: bool, big: bool) {
         let mode = match (&c.deal, chance) {
             (Some(d), _) => Mode::Deal(d),
             (None, true) => Mode::Chance,
-            (None, false) => Mode::Deal(&const { Deal(jieqi_core::ByColor { red: [jieqi_core::Role::Pawn; 15], black: [jieqi_core::Role::Pawn; 15] }) }),
+            (None, false) => Mode::Deal(
+                &const {
+                    Deal(jieqi_core::ByColor {
+                        red: [jieqi_core::Role::Pawn; 15],
+                        black: [jieqi_core::Role::Pawn; 15],
+                    })
+                },
+            ),
         };
         let got = perft(&pos, c.depth, mode);
-        assert_eq!(got, c.nodes, "{file}:{}: {} depth {}", c.line, c.fen, c.depth);
+        assert_eq!(
+            got, c.nodes,
+            "{file}:{}: {} depth {}",
+            c.line, c.fen, c.depth
+        );
         ran += 1;
     }
     if !big {

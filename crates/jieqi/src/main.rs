@@ -1,1 +1,26 @@
-fn main() {}
+//! `jieqi`: the command-line front end of the Jieqi (揭棋) workspace.
+
+mod cli;
+
+use clap::{Parser, Subcommand};
+
+/// Jieqi (揭棋): rules, engine, records, server and tournaments.
+#[derive(Parser)]
+#[command(name = "jieqi", version, about, long_about = None)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Count leaf nodes of the legal move tree (move generator test and speed measure).
+    Perft(cli::perft::PerftArgs),
+}
+
+fn main() -> anyhow::Result<()> {
+    let cli = Cli::parse();
+    match cli.command {
+        Command::Perft(args) => cli::perft::run(args),
+    }
+}

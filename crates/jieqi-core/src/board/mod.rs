@@ -238,7 +238,9 @@ impl Board {
 
     /// Squares of pieces of colour `by` attacking `color`'s king.
     pub fn checkers(&self, color: Color) -> Vec<Square> {
-        let Some(k) = self.king(color) else { return Vec::new() };
+        let Some(k) = self.king(color) else {
+            return Vec::new();
+        };
         let by = !color;
         let mut out = Vec::new();
         for (sq, p) in self.pieces() {
@@ -264,8 +266,7 @@ impl Board {
         let role = code & ROLE;
         let steps_hit = |to: &[u8], via: &[u8], len: u8| {
             (0..len as usize).any(|i| {
-                to[i] as usize == t
-                    && (via[i] as usize == t || self.cells[via[i] as usize] == 0)
+                to[i] as usize == t && (via[i] as usize == t || self.cells[via[i] as usize] == 0)
             })
         };
         match role {

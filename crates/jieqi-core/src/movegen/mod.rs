@@ -61,7 +61,13 @@ impl Default for MoveList {
 impl MoveList {
     /// An empty list.
     pub const fn new() -> MoveList {
-        MoveList { len: 0, moves: [Move { from: Square::E0, to: Square::E0 }; MAX_MOVES] }
+        MoveList {
+            len: 0,
+            moves: [Move {
+                from: Square::E0,
+                to: Square::E0,
+            }; MAX_MOVES],
+        }
     }
     /// The moves as a slice.
     pub fn as_slice(&self) -> &[Move] {
@@ -109,12 +115,27 @@ impl<'a> IntoIterator for &'a MoveList {
 /// Receives generated moves: a list, or just a counter.
 pub(crate) trait Sink {
     fn push(&mut self, from: usize, to: usize);
+
+    /// Every point of a line mask, each known to be a legal destination.
+    #[inline(always)]
+    fn push_line(&mut self, from: usize, mut m: u16, base: usize, stride: usize) {
+        while m != 0 {
+            self.push(from, base + m.trailing_zeros() as usize * stride);
+            m &= m - 1;
+        }
+    }
 }
 
 impl Sink for MoveList {
     #[inline(always)]
     fn push(&mut self, from: usize, to: usize) {
-        MoveList::push(self, Move::new(Square::new_unchecked(from as u8), Square::new_unchecked(to as u8)));
+        MoveList::push(
+            self,
+            Move::new(
+                Square::new_unchecked(from as u8),
+                Square::new_unchecked(to as u8),
+            ),
+        );
     }
 }
 
@@ -126,38 +147,79 @@ impl Sink for Counter {
     fn push(&mut self, _: usize, _: usize) {
         self.0 += 1;
     }
+
+    #[inline(always)]
+    fn push_line(&mut self, _: usize, m: u16, _: usize, _: usize) {
+        self.0 += u64::from(m.count_ones());
+    }
 }
 
-/// Points on a point's rank or file (not the point itself).
-static LINES: [u128; 90] = {
-    let mut t = [0u128; 90];
-    let mut s = 0;
-    while s < 90 {
-        let mut x = 0;
-        while x < 90 {
-            if x != s && (x % 9 == s % 9 || x / 9 == s / 9) {
-                t[s] |= 1u128 << x;
+/// Points strictly between two points on one rank or file (0 otherwise).
+static RAYS_BETWEEN: [[u128; 90]; 90] = {
+    let mut t = [[0u128; 90]; 90];
+    let mut a = 0;
+    while a < 90 {
+        let mut b = 0;
+        while b < 90 {
+            let (af, ar, bf, br) = (a % 9, a / 9, b % 9, b / 9);
+            if a != b && (af == bf || ar == br) {
+                let step = if af == bf { 9 } else { 1 };
+                let (lo, hi) = if a < b { (a, b) } else { (b, a) };
+                let mut x = lo + step;
+                while x < hi {
+                    t[a][b] |= 1u128 << x;
+                    x += step;
+                }
             }
-            x += 1;
+            b += 1;
         }
-        s += 1;
+        a += 1;
     }
     t
 };
 
-/// Points diagonally adjacent to a point: the legs and eyes through which horses and
-/// elephants attack it.
-static DIAGONALS: [u128; 90] = {
-    let mut t = [0u128; 90];
-    let mut s = 0;
-    while s < 90 {
-        let a = ADVISOR_MOVES[s];
+/// For a king point: each diagonal neighbour (a leg / eye), the two points from which
+/// a horse attacks the king through it, and the point from which an elephant does
+/// (`u8::MAX` when off the board).
+struct LegThreats {
+    len: u8,
+    items: [(u8, [u8; 2], u8); 4],
+}
+
+static LEG_THREATS: [LegThreats; 90] = {
+    const fn at(f: isize, r: isize) -> u8 {
+        if f >= 0 && f < 9 && r >= 0 && r < 10 {
+            (r * 9 + f) as u8
+        } else {
+            u8::MAX
+        }
+    }
+    let mut t = [const {
+        LegThreats {
+            len: 0,
+            items: [(0, [0; 2], 0); 4],
+        }
+    }; 90];
+    let mut k = 0;
+    while k < 90 {
+        let (kf, kr) = ((k % 9) as isize, (k / 9) as isize);
+        let d = [(1, 1), (1, -1), (-1, 1), (-1, -1)];
         let mut i = 0;
-        while i < a.len as usize {
-            t[s] |= 1u128 << a.to[i];
+        while i < 4 {
+            let (df, dr) = d[i];
+            let leg = at(kf + df, kr + dr);
+            if leg != u8::MAX {
+                let n = t[k].len as usize;
+                t[k].items[n] = (
+                    leg,
+                    [at(kf + 2 * df, kr + dr), at(kf + df, kr + 2 * dr)],
+                    at(kf + 2 * df, kr + 2 * dr),
+                );
+                t[k].len += 1;
+            }
             i += 1;
         }
-        s += 1;
+        k += 1;
     }
     t
 };
@@ -190,7 +252,7 @@ impl Board {
         } else if in_check {
             (u128::MAX, u128::MAX)
         } else {
-            (LINES[k as usize] | DIAGONALS[k as usize] | (1u128 << k), LINES[k as usize])
+            self.risk_masks(us, k as usize)
         };
         let mut own = self.occ[us];
         while own != 0 {
@@ -211,10 +273,24 @@ impl Board {
                     let m = if cannon { e.cannon } else { e.rook } & !self.file_bits[us][f];
                     self.emit_line(us, from, from_risky, risky_to, m, f, 9, sink);
                 }
-                HORSE => self.emit_steps(us, from, from_risky, risky_to, &HORSE_MOVES[from], true, sink),
-                ELEPHANT => {
-                    self.emit_steps(us, from, from_risky, risky_to, &ELEPHANT_MOVES[from], true, sink)
-                }
+                HORSE => self.emit_steps(
+                    us,
+                    from,
+                    from_risky,
+                    risky_to,
+                    &HORSE_MOVES[from],
+                    true,
+                    sink,
+                ),
+                ELEPHANT => self.emit_steps(
+                    us,
+                    from,
+                    from_risky,
+                    risky_to,
+                    &ELEPHANT_MOVES[from],
+                    true,
+                    sink,
+                ),
                 ADVISOR => {
                     let steps = if code & HIDDEN != 0 {
                         &HIDDEN_ADVISOR_MOVES[us][from]
@@ -223,11 +299,92 @@ impl Board {
                     };
                     self.emit_steps(us, from, from_risky, risky_to, steps, false, sink)
                 }
-                PAWN => self.emit_steps(us, from, from_risky, risky_to, &PAWN_MOVES[us][from], false, sink),
-                KING => self.emit_steps(us, from, true, u128::MAX, &KING_MOVES[us][from], false, sink),
+                PAWN => self.emit_steps(
+                    us,
+                    from,
+                    from_risky,
+                    risky_to,
+                    &PAWN_MOVES[us][from],
+                    false,
+                    sink,
+                ),
+                KING => self.emit_steps(
+                    us,
+                    from,
+                    true,
+                    u128::MAX,
+                    &KING_MOVES[us][from],
+                    false,
+                    sink,
+                ),
                 _ => {}
             }
         }
+    }
+
+    /// For a side not in check: the points a move may not leave (`from`) or enter
+    /// (`to`) without a full test. Only the first three pieces on each ray from the
+    /// king matter: leaving the first point exposes the king to an enemy rook (or the
+    /// flying general) second on the ray; leaving the first or second exposes it to an
+    /// enemy cannon third on the ray; entering the empty points before an enemy cannon
+    /// that is first on the ray gives it a screen. Leaving a point diagonally next to
+    /// the king can free a horse's leg or an elephant's eye that an enemy waits on.
+    #[inline]
+    fn risk_masks(&self, us: usize, k: usize) -> (u128, u128) {
+        let them = ((us ^ 1) as u8) << 3;
+        let (kf, kr) = (k % 9, k / 9);
+        let mut from = 0u128;
+        let mut to = 0u128;
+        let rank = (self.rank_bits[0][kr] | self.rank_bits[1][kr]) as u32;
+        let file = (self.file_bits[0][kf] | self.file_bits[1][kf]) as u32;
+        // (line occupancy, king's index on it, point of index i, vertical?)
+        let lines: [(u32, usize, usize, usize, bool); 2] =
+            [(rank, kf, kr * 9, 1, false), (file, kr, kf, 9, true)];
+        for (occ, at, base, stride, vertical) in lines {
+            for up in [true, false] {
+                let mut rest = if up {
+                    occ & !((2u32 << at) - 1)
+                } else {
+                    occ & ((1u32 << at) - 1)
+                };
+                let mut pts = [usize::MAX; 3];
+                for p in &mut pts {
+                    if rest == 0 {
+                        break;
+                    }
+                    let i = if up {
+                        rest.trailing_zeros()
+                    } else {
+                        31 - rest.leading_zeros()
+                    } as usize;
+                    rest &= !(1 << i);
+                    *p = base + i * stride;
+                }
+                let enemy = |p: usize, role: u8| {
+                    p != usize::MAX && self.cells[p] & (ROLE | BLACK) == role | them
+                };
+                if enemy(pts[1], ROOK) || (vertical && enemy(pts[1], KING)) {
+                    from |= 1u128 << pts[0];
+                }
+                if enemy(pts[2], CANNON) {
+                    from |= (1u128 << pts[0]) | (1u128 << pts[1]);
+                }
+                if enemy(pts[0], CANNON) {
+                    to |= RAYS_BETWEEN[k][pts[0]];
+                }
+            }
+        }
+        let legs = &LEG_THREATS[k];
+        for i in 0..legs.len as usize {
+            let (leg, horses, elephant) = legs.items[i];
+            let is = |sq: u8, role: u8| {
+                sq != u8::MAX && self.cells[sq as usize] & (ROLE | BLACK) == role | them
+            };
+            if is(horses[0], HORSE) || is(horses[1], HORSE) || is(elephant, ELEPHANT) {
+                from |= 1u128 << leg;
+            }
+        }
+        (from, to)
     }
 
     #[inline(always)]
@@ -243,6 +400,10 @@ impl Board {
         stride: usize,
         sink: &mut S,
     ) {
+        if !from_risky && risky_to == 0 {
+            sink.push_line(from, m, base, stride);
+            return;
+        }
         while m != 0 {
             let to = base + m.trailing_zeros() as usize * stride;
             m &= m - 1;

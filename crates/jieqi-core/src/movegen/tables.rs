@@ -84,7 +84,11 @@ pub(crate) struct Steps<const N: usize> {
 }
 
 impl<const N: usize> Steps<N> {
-    const EMPTY: Steps<N> = Steps { len: 0, to: [0; N], via: [0; N] };
+    const EMPTY: Steps<N> = Steps {
+        len: 0,
+        to: [0; N],
+        via: [0; N],
+    };
 
     const fn push(mut self, to: usize, via: usize) -> Steps<N> {
         self.to[self.len as usize] = to as u8;
@@ -195,7 +199,13 @@ pub(crate) static ADVISOR_MOVES: [Steps<4>; 90] = {
 };
 
 const fn in_palace(f: isize, r: isize, black: bool) -> bool {
-    f >= 3 && f <= 5 && if black { r >= 7 && r <= 9 } else { r >= 0 && r <= 2 }
+    f >= 3
+        && f <= 5
+        && if black {
+            r >= 7 && r <= 9
+        } else {
+            r >= 0 && r <= 2
+        }
 }
 
 /// King moves within its palace, per colour (0 Red, 1 Black).

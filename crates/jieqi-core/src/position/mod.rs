@@ -155,7 +155,9 @@ impl Position {
         let mut hidden = ByColor::<u32>::default();
         let mut kings = ByColor::<usize>::default();
         for sq in Square::all() {
-            let Some(piece) = setup.board[sq.index()] else { continue };
+            let Some(piece) = setup.board[sq.index()] else {
+                continue;
+            };
             match piece {
                 Piece::Down(color) => {
                     if start_role(sq).is_none_or(|(c, _)| c != color) {
@@ -174,18 +176,27 @@ impl Position {
                     }
                 }
             }
-            board.set(sq, Some(piece)).expect("face-down pieces checked above");
+            board
+                .set(sq, Some(piece))
+                .expect("face-down pieces checked above");
         }
         for color in Color::ALL {
             if kings[color] != 1 {
-                problems.push(Problem::KingCount { color, count: kings[color] });
+                problems.push(Problem::KingCount {
+                    color,
+                    count: kings[color],
+                });
             }
             if setup.pool.get(color, Role::King) > 0 || setup.captured.get(color, Role::King) > 0 {
                 problems.push(Problem::KingInPool { color });
             }
             let pool = setup.pool.total(color) - u32::from(setup.pool.get(color, Role::King));
             if pool < hidden[color] {
-                problems.push(Problem::PoolTooSmall { color, pool, hidden: hidden[color] });
+                problems.push(Problem::PoolTooSmall {
+                    color,
+                    pool,
+                    hidden: hidden[color],
+                });
             }
             for role in Role::HIDDEN {
                 let (u, p, c) = (
@@ -206,7 +217,10 @@ impl Position {
             }
         }
         if kings.red == 1 && kings.black == 1 {
-            let (r, b) = (board.king(Color::Red).unwrap(), board.king(Color::Black).unwrap());
+            let (r, b) = (
+                board.king(Color::Red).unwrap(),
+                board.king(Color::Black).unwrap(),
+            );
             if r.file() == b.file() {
                 let between = (r.rank().index() + 1..b.rank().index())
                     .any(|rank| board.cells[rank as usize * 9 + r.file().index() as usize] != 0);
@@ -285,11 +299,12 @@ impl Position {
     /// Number of face-down pieces of `color` on the board.
     pub fn hidden_count(&self, color: Color) -> u32 {
         let c = color.index();
-        (0..90).filter(|&s| {
-            let x = self.board.cells[s];
-            x & HIDDEN != 0 && crate::board::color_of(x) == c
-        })
-        .count() as u32
+        (0..90)
+            .filter(|&s| {
+                let x = self.board.cells[s];
+                x & HIDDEN != 0 && crate::board::color_of(x) == c
+            })
+            .count() as u32
     }
 
     /// The hash computed from scratch (the incremental one must always equal it).
@@ -349,7 +364,11 @@ impl Position {
 
     /// This position with the pools and captured fields replaced (for building one
     /// viewer's position from another's). Fails if the result is not legal.
-    pub fn with_knowledge(&self, pool: Material, captured: Material) -> Result<Position, PositionError> {
+    pub fn with_knowledge(
+        &self,
+        pool: Material,
+        captured: Material,
+    ) -> Result<Position, PositionError> {
         let mut s = self.to_setup();
         s.pool = pool;
         s.captured = captured;

@@ -16,7 +16,10 @@ pub struct Reveals {
 
 impl Reveals {
     /// Nothing revealed.
-    pub const NONE: Reveals = Reveals { mover: None, captured: None };
+    pub const NONE: Reveals = Reveals {
+        mover: None,
+        captured: None,
+    };
 }
 
 /// What [`Position::unplay`] needs to take a move back.
@@ -104,7 +107,9 @@ impl Position {
         let us = self.turn;
         let mut new_code = moved;
         if moved & HIDDEN != 0 {
-            let role = rv.mover.unwrap_or_else(|| Role::from_code(moved & ROLE).unwrap_or(Role::Pawn));
+            let role = rv
+                .mover
+                .unwrap_or_else(|| Role::from_code(moved & ROLE).unwrap_or(Role::Pawn));
             new_code = role as u8 | (moved & BLACK);
             self.take_from_pool(us, role);
         }
@@ -177,13 +182,20 @@ impl Position {
         let us = self.turn;
         match self.piece_at(m.from) {
             Some(p) if p.color() == us => {}
-            _ => return Err(PlayError::NoPiece { color: us, square: m.from }),
+            _ => {
+                return Err(PlayError::NoPiece {
+                    color: us,
+                    square: m.from,
+                });
+            }
         }
         if !self.is_legal(m) {
             return Err(PlayError::Illegal { mv: m });
         }
         if self.board.is_hidden(m.from) {
-            let role = rv.mover.ok_or(PlayError::MissingReveal { square: m.from })?;
+            let role = rv
+                .mover
+                .ok_or(PlayError::MissingReveal { square: m.from })?;
             if role == Role::King || self.pool.get(us, role) == 0 {
                 return Err(PlayError::NotInPool { color: us, role });
             }

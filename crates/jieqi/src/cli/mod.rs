@@ -1,0 +1,3 @@
+//! One module per subcommand group.
+
+pub mod perft;
