@@ -425,7 +425,7 @@ export function showGame(main, id, token) {
       h('span', { class: 'side-name' }, t(color)),
       h('span', {}, lost[color].length ? lost[color].map((l) => miniPiece(l, 20)) : h('span', { class: 'muted' }, '—')));
     const list = moveTable(texts, st.moves, st.moves.length, null);
-    side.replaceChildren(
+    side.replaceChildren(...[
       playerPanel(top),
       statusLine(),
       notice ? h('div', { class: 'notice', id: 'notice' }, notice) : null,
@@ -440,7 +440,7 @@ export function showGame(main, id, token) {
       h('div', { class: 'card captured' }, h('b', {}, t('captured')), capturedRow('red'), capturedRow('black')),
       commitmentBox(st.commitment, st.end),
       playerPanel(bottom),
-    );
+    ].filter(Boolean));
     const scroll = side.querySelector('.moves-scroll');
     scroll.scrollTop = scroll.scrollHeight;
     tick();

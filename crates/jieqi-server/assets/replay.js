@@ -138,7 +138,7 @@ export async function showReplay(main, id) {
       h('button', { type: 'button', id: 'flip', title: '⇅', onclick: () => { flipped = !flipped; render(false); } }, '⇅'));
     const g = data.game;
     const seat = (s) => (s.kind === 'engine' ? `${t('engine')} L${s.level}` : t('human'));
-    side.replaceChildren(
+    side.replaceChildren(...[
       h('div', { class: 'card' },
         h('div', {}, h('span', { class: 'red-name' }, `${t('red')} · ${seat(g.red)}`), ' – ',
           h('span', { class: 'black-name' }, `${t('black')} · ${seat(g.black)}`)),
@@ -156,7 +156,7 @@ export async function showReplay(main, id) {
         : null,
       commitmentBox(data.commitment, { deal: data.deal, salt: data.salt, commitment: data.commitment }),
       h('a', { href: '/' }, t('backToLobby')),
-    );
+    ].filter(Boolean));
     const cur = side.querySelector('td.current');
     if (cur) cur.scrollIntoView({ block: 'nearest' });
   }

@@ -1,0 +1,432 @@
+//! The web UI in a real browser: headless Chromium driven through chromedriver
+//! (W3C WebDriver over plain HTTP), against the real server started in-process.
+//!
+//! From the lobby it starts a game against the engine, makes moves by clicking pieces
+//! and destinations, sees a reveal and the engine's replies, resigns, sees the result
+//! and the verified deal commitment, then opens the replay and steps through it.
+//!
+//! Needs `chromium` and `chromium-driver` (Debian; `.ci/run` installs them). Paths may
+//! be overridden with `CHROMIUM` and `CHROMEDRIVER`. When they are missing the test
+//! fails with a message saying so: it never passes without having run.
+
+use std::io::{Read, Write};
+use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use jieqi_server::{Config, Server};
+use serde_json::{Value, json};
+
+const ELEMENT_KEY: &str = "element-6066-11e4-a52e-4f735466cecf";
+
+/// A running chromedriver, killed on drop.
+struct Driver {
+    child: Child,
+    port: u16,
+}
+
+impl Drop for Driver {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn free_port() -> u16 {
+    let l = TcpListener::bind("127.0.0.1:0").expect("bind an ephemeral port");
+    l.local_addr().expect("local address").port()
+}
+
+fn tool(env: &str, default: &str, package: &str) -> PathBuf {
+    let path = std::env::var_os(env).map_or_else(|| PathBuf::from(default), PathBuf::from);
+    assert!(
+        path.exists(),
+        "{} not found at {} (set {env} to its path): install the Debian package `{package}` \
+         (apt-get install chromium chromium-driver) — the browser test cannot run without it",
+        package,
+        path.display()
+    );
+    path
+}
+
+/// One HTTP/1.1 request to `port` on loopback; returns (status, body).
+fn http(port: u16, method: &str, path: &str, body: Option<&Value>) -> std::io::Result<(u16, Vec<u8>)> {
+    let mut s = TcpStream::connect(("127.0.0.1", port))?;
+    s.set_read_timeout(Some(Duration::from_secs(60)))?;
+    let payload = body.map(Value::to_string).unwrap_or_default();
+    let mut req = format!("{method} {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n");
+    if body.is_some() {
+        req.push_str("Content-Type: application/json; charset=utf-8\r\n");
+    }
+    req.push_str(&format!("Content-Length: {}\r\n\r\n", payload.len()));
+    s.write_all(req.as_bytes())?;
+    s.write_all(payload.as_bytes())?;
+    let mut raw = Vec::new();
+    s.read_to_end(&mut raw)?;
+    let split = raw
+        .windows(4)
+        .position(|w| w == b"\r\n\r\n")
+        .ok_or_else(|| std::io::Error::other("no end of HTTP headers"))?;
+    let head = String::from_utf8_lossy(&raw[..split]).to_string();
+    let mut rest = raw[split + 4..].to_vec();
+    let status: u16 = head
+        .split_whitespace()
+        .nth(1)
+        .and_then(|c| c.parse().ok())
+        .ok_or_else(|| std::io::Error::other(format!("bad status line: {head}")))?;
+    if head.to_ascii_lowercase().contains("transfer-encoding: chunked") {
+        rest = dechunk(&rest);
+    }
+    Ok((status, rest))
+}
+
+fn dechunk(mut data: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    while let Some(eol) = data.windows(2).position(|w| w == b"\r\n") {
+        let size = usize::from_str_radix(String::from_utf8_lossy(&data[..eol]).trim(), 16).unwrap_or(0);
+        if size == 0 {
+            break;
+        }
+        let start = eol + 2;
+        out.extend_from_slice(&data[start..(start + size).min(data.len())]);
+        data = &data[(start + size + 2).min(data.len())..];
+    }
+    out
+}
+
+/// A WebDriver session.
+struct Browser {
+    port: u16,
+    session: String,
+}
+
+impl Browser {
+    fn cmd(&self, method: &str, path: &str, body: Option<Value>) -> Result<Value, String> {
+        let url = format!("/session/{}{path}", self.session);
+        let (status, bytes) = http(self.port, method, &url, body.as_ref()).map_err(|e| format!("{method} {path}: {e}"))?;
+        let v: Value = serde_json::from_slice(&bytes).map_err(|e| format!("{method} {path}: bad JSON ({e})"))?;
+        if status != 200 {
+            return Err(format!("{method} {path}: HTTP {status}: {}", v["value"]));
+        }
+        Ok(v["value"].clone())
+    }
+
+    fn goto(&self, url: &str) {
+        self.cmd("POST", "/url", Some(json!({ "url": url }))).expect("navigate");
+    }
+
+    fn script(&self, js: &str, args: Value) -> Value {
+        self.cmd("POST", "/execute/sync", Some(json!({ "script": js, "args": args })))
+            .unwrap_or_else(|e| panic!("script failed: {e}\n{js}"))
+    }
+
+    fn find(&self, css: &str) -> Option<String> {
+        self.cmd("POST", "/element", Some(json!({ "using": "css selector", "value": css })))
+            .ok()
+            .and_then(|v| v[ELEMENT_KEY].as_str().map(str::to_string))
+    }
+
+    fn click(&self, css: &str) {
+        let id = self.find(css).unwrap_or_else(|| self.fail(&format!("no element {css}")));
+        if let Err(e) = self.cmd("POST", &format!("/element/{id}/click"), Some(json!({}))) {
+            self.fail(&format!("click {css}: {e}"));
+        }
+    }
+
+    fn text(&self, css: &str) -> String {
+        self.script(
+            "const e = document.querySelector(arguments[0]); return e ? e.textContent : null;",
+            json!([css]),
+        )
+        .as_str()
+        .unwrap_or_default()
+        .to_string()
+    }
+
+    /// Wait until the script returns true.
+    fn wait(&self, what: &str, js: &str, args: Value, timeout: Duration) {
+        let start = Instant::now();
+        loop {
+            if self.script(js, args.clone()) == Value::Bool(true) {
+                return;
+            }
+            if start.elapsed() > timeout {
+                self.fail(&format!("timed out waiting for {what}"));
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+
+    fn wait_for(&self, css: &str) {
+        self.wait(
+            css,
+            "return document.querySelector(arguments[0]) !== null;",
+            json!([css]),
+            Duration::from_secs(15),
+        );
+    }
+
+    /// Fail with a screenshot and the page's text, to see what the browser saw.
+    fn fail(&self, msg: &str) -> ! {
+        let shot = std::env::temp_dir().join("jieqi-browser-failure.png");
+        if let Ok(v) = self.cmd("GET", "/screenshot", None)
+            && let Some(b64) = v.as_str()
+        {
+            let _ = std::fs::write(&shot, base64_decode(b64));
+        }
+        let body = self
+            .cmd("POST", "/execute/sync", Some(json!({ "script": "return document.body.innerText;", "args": [] })))
+            .unwrap_or_default();
+        panic!("{msg}\npage text:\n{body}\nscreenshot: {}", shot.display());
+    }
+
+    fn quit(self) {
+        let _ = http(self.port, "DELETE", &format!("/session/{}", self.session), None);
+    }
+}
+
+fn base64_decode(s: &str) -> Vec<u8> {
+    let val = |c: u8| match c {
+        b'A'..=b'Z' => Some(c - b'A'),
+        b'a'..=b'z' => Some(c - b'a' + 26),
+        b'0'..=b'9' => Some(c - b'0' + 52),
+        b'+' => Some(62),
+        b'/' => Some(63),
+        _ => None,
+    };
+    let digits: Vec<u8> = s.bytes().filter_map(val).collect();
+    let mut out = Vec::with_capacity(digits.len() * 3 / 4);
+    for chunk in digits.chunks(4) {
+        let mut n = 0u32;
+        for (i, d) in chunk.iter().enumerate() {
+            n |= u32::from(*d) << (18 - 6 * i);
+        }
+        let bytes = [(n >> 16) as u8, (n >> 8) as u8, n as u8];
+        out.extend_from_slice(&bytes[..chunk.len().saturating_sub(1)]);
+    }
+    out
+}
+
+fn start_driver(driver: &Path) -> Driver {
+    let port = free_port();
+    let child = Command::new(driver)
+        .arg(format!("--port={port}"))
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap_or_else(|e| panic!("cannot start {}: {e}", driver.display()));
+    let d = Driver { child, port };
+    let start = Instant::now();
+    loop {
+        if let Ok((200, body)) = http(port, "GET", "/status", None)
+            && serde_json::from_slice::<Value>(&body).is_ok_and(|v| v["value"]["ready"] == true)
+        {
+            return d;
+        }
+        assert!(start.elapsed() < Duration::from_secs(20), "chromedriver did not become ready");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+fn new_session(driver: &Driver, chromium: &Path, profile: &Path) -> Browser {
+    let caps = json!({
+        "capabilities": { "alwaysMatch": {
+            "browserName": "chrome",
+            "goog:chromeOptions": {
+                "binary": chromium.to_string_lossy(),
+                "args": [
+                    "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                    "--no-first-run", "--disable-background-networking", "--disable-component-update",
+                    "--disable-sync", "--window-size=1280,900", "--lang=en-US",
+                    format!("--user-data-dir={}", profile.display()),
+                ],
+            },
+        }},
+    });
+    let (status, body) = http(driver.port, "POST", "/session", Some(&caps)).expect("create a WebDriver session");
+    let v: Value = serde_json::from_slice(&body).expect("session JSON");
+    assert_eq!(status, 200, "chromedriver refused the session: {v}");
+    let session = v["value"]["sessionId"].as_str().expect("session id").to_string();
+    Browser {
+        port: driver.port,
+        session,
+    }
+}
+
+/// Play one move by clicking: one of our pieces that has destinations, then the first
+/// destination. Prefers `prefer` (from, to) when it is legal.
+fn click_a_move(b: &Browser, prefer: Option<(&str, &str)>) -> (String, String) {
+    if let Some((from, to)) = prefer {
+        b.click(&format!(".piece[data-sq='{from}']"));
+        let sel = format!(".dest[data-sq='{to}']");
+        if b.find(&sel).is_some() {
+            b.click(&sel);
+            return (from.to_string(), to.to_string());
+        }
+    }
+    let ours = b.script(
+        "const mine = document.querySelector('.board-box').dataset.turn;
+         return [...document.querySelectorAll('.piece.' + mine)].map(e => e.dataset.sq);",
+        json!([]),
+    );
+    for sq in ours.as_array().expect("squares") {
+        let sq = sq.as_str().expect("square");
+        b.click(&format!(".piece[data-sq='{sq}']"));
+        let dests = b.script(
+            "return [...document.querySelectorAll('.dest')].map(e => e.dataset.sq);",
+            json!([]),
+        );
+        if let Some(to) = dests.as_array().and_then(|d| d.first()).and_then(Value::as_str) {
+            let to = to.to_string();
+            b.click(&format!(".dest[data-sq='{to}']"));
+            return (sq.to_string(), to);
+        }
+    }
+    b.fail("no piece of ours has a legal move")
+}
+
+fn plies_shown(b: &Browser) -> usize {
+    b.script("return document.querySelectorAll('#moves td.ply').length;", json!([]))
+        .as_u64()
+        .unwrap_or(0) as usize
+}
+
+fn wait_plies(b: &Browser, n: usize) {
+    b.wait(
+        &format!("{n} plies in the move list"),
+        "return document.querySelectorAll('#moves td.ply').length >= arguments[0];",
+        json!([n]),
+        Duration::from_secs(20),
+    );
+}
+
+#[test]
+fn play_the_engine_in_chromium() {
+    let chromium = tool("CHROMIUM", "/usr/bin/chromium", "chromium");
+    let chromedriver = tool("CHROMEDRIVER", "/usr/bin/chromedriver", "chromium-driver");
+    let dir = tempfile::tempdir().expect("temp dir");
+
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("tokio runtime");
+    let server = rt
+        .block_on(Server::start(Config {
+            addr: SocketAddr::from(([127, 0, 0, 1], 0)),
+            db: dir.path().join("browser.db"),
+            ..Config::default()
+        }))
+        .expect("start the server");
+    let base = format!("http://{}", server.addr);
+
+    let driver = start_driver(&chromedriver);
+    let b = new_session(&driver, &chromium, &dir.path().join("profile"));
+
+    // Lobby, in English (remembered in localStorage across pages).
+    b.goto(&format!("{base}/"));
+    b.wait_for("#play-engine");
+    if b.text("#lang-toggle") == "English" {
+        b.click("#lang-toggle");
+    }
+    b.wait(
+        "the English lobby",
+        "return document.querySelector('#play-engine').textContent === 'Play the engine';",
+        json!([]),
+        Duration::from_secs(5),
+    );
+    b.click("#level option[value='1']");
+    b.click("#color option[value='red']");
+    b.click("#time option[value='10+5']");
+    b.click("#play-engine");
+
+    // The game page: we are Red, the board is live and it is our move.
+    b.wait(
+        "the game page",
+        "return location.pathname.startsWith('/game/') && !!document.querySelector('.board-box[data-status=live]');",
+        json!([]),
+        Duration::from_secs(15),
+    );
+    let url = b.script("return location.href;", json!([]));
+    let id = url.as_str().unwrap().split("/game/").nth(1).unwrap().split('?').next().unwrap().to_string();
+    b.wait_for("#status.mine");
+    assert_eq!(b.script("return document.querySelectorAll('.piece.down').length;", json!([])), json!(30));
+    let commitment = b.text("#commitment");
+    assert!(commitment.starts_with("sha256:") && commitment.len() == 71, "commitment shown: {commitment}");
+
+    // First move: the face-down pawn on a3 steps to a4 and is revealed.
+    let (_, to) = click_a_move(&b, Some(("a3", "a4")));
+    assert_eq!(to, "a4");
+    wait_plies(&b, 1);
+    let revealed = b.script(
+        "const e = document.querySelector(\".piece[data-sq='a4']\"); return e && e.dataset.piece;",
+        json!([]),
+    );
+    let letter = revealed.as_str().unwrap_or_else(|| b.fail("no piece on a4 after the move"));
+    assert!("ABNRCP".contains(letter), "a4 shows a revealed red piece, got {letter}");
+    let first = b.text("#moves td.ply[data-n='1']");
+    assert!(first.starts_with("兵九进一"), "Chinese notation of the first move: {first}");
+
+    // The engine replies; then two more moves of ours, each answered.
+    wait_plies(&b, 2);
+    for round in 2..=3 {
+        b.wait_for("#status.mine");
+        click_a_move(&b, None);
+        wait_plies(&b, 2 * round);
+    }
+    assert!(plies_shown(&b) >= 6);
+
+    // Notation switch: ICCS shows the coordinate moves.
+    b.click("[data-notation='iccs']");
+    let iccs = b.text("#moves td.ply[data-n='1']");
+    assert!(iccs.starts_with("a3a4"), "ICCS text: {iccs}");
+
+    // Resign (two clicks: arm, confirm) and see the result and the verified deal.
+    b.wait_for("#status.mine");
+    b.click("#resign");
+    b.click("#resign");
+    b.wait_for("#result");
+    let result = b.script(
+        "const r = document.querySelector('#result'); return [r.dataset.result, r.dataset.reason, r.textContent];",
+        json!([]),
+    );
+    assert_eq!(result[0], "0-1", "result: {result}");
+    assert_eq!(result[1], "resignation", "reason: {result}");
+    assert!(result[2].as_str().unwrap().contains("Black wins"), "result text: {result}");
+    b.wait(
+        "the commitment check",
+        "const v = document.querySelector('#verify'); return !!v && v.classList.contains('ok');",
+        json!([]),
+        Duration::from_secs(5),
+    );
+
+    // Chinese UI after the switch.
+    b.click("#lang-toggle");
+    b.wait(
+        "the Chinese result text",
+        "return document.querySelector('#result').textContent.includes('黑胜');",
+        json!([]),
+        Duration::from_secs(5),
+    );
+
+    // Replay: step forward with the buttons and the arrow keys.
+    b.goto(&format!("{base}/replay/{id}"));
+    b.wait_for("#ply-count");
+    assert!(b.text("#ply-count").starts_with("0 /"));
+    b.click("#next");
+    assert!(b.text("#ply-count").starts_with("1 /"));
+    b.script(
+        "document.dispatchEvent(new KeyboardEvent('keydown', {key: 'ArrowRight', bubbles: true}));",
+        json!([]),
+    );
+    assert!(b.text("#ply-count").starts_with("2 /"));
+    b.click("#last");
+    let count = b.text("#ply-count");
+    let total: Vec<&str> = count.split(" / ").collect();
+    assert_eq!(total[0], total[1], "at the end: {count}");
+
+    b.quit();
+    drop(driver);
+    rt.block_on(server.shutdown());
+}
