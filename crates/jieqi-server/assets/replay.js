@@ -130,11 +130,11 @@ export async function showReplay(main, id) {
     const fen = ply ? data.fens[ply - 1] : data.start_fen;
     const pools = poolsOfFen(fen);
     const nav = h('div', { class: 'nav' },
-      h('button', { type: 'button', id: 'first', title: t('first'), onclick: () => go(0) }, '⏮'),
+      h('button', { type: 'button', id: 'first', title: t('first'), onclick: () => go(0) }, '|◀'),
       h('button', { type: 'button', id: 'prev', title: t('prev'), onclick: () => go(ply - 1) }, '◀'),
       h('span', { class: 'ply-count', id: 'ply-count' }, `${ply} / ${plies.length}`),
       h('button', { type: 'button', id: 'next', title: t('next'), onclick: () => go(ply + 1) }, '▶'),
-      h('button', { type: 'button', id: 'last', title: t('last'), onclick: () => go(plies.length) }, '⏭'),
+      h('button', { type: 'button', id: 'last', title: t('last'), onclick: () => go(plies.length) }, '▶|'),
       h('button', { type: 'button', id: 'flip', title: '⇅', onclick: () => { flipped = !flipped; render(false); } }, '⇅'));
     const g = data.game;
     const seat = (s) => (s.kind === 'engine' ? `${t('engine')} L${s.level}` : t('human'));

@@ -51,23 +51,39 @@ fn tool(env: &str, default: &str, package: &str) -> PathBuf {
 }
 
 /// One HTTP/1.1 request to `port` on loopback; returns (status, body).
-fn http(port: u16, method: &str, path: &str, body: Option<&Value>) -> std::io::Result<(u16, Vec<u8>)> {
+fn http(
+    port: u16,
+    method: &str,
+    path: &str,
+    body: Option<&Value>,
+) -> std::io::Result<(u16, Vec<u8>)> {
     let mut s = TcpStream::connect(("127.0.0.1", port))?;
     s.set_read_timeout(Some(Duration::from_secs(60)))?;
     let payload = body.map(Value::to_string).unwrap_or_default();
-    let mut req = format!("{method} {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n");
+    let mut req =
+        format!("{method} {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n");
     if body.is_some() {
         req.push_str("Content-Type: application/json; charset=utf-8\r\n");
     }
     req.push_str(&format!("Content-Length: {}\r\n\r\n", payload.len()));
     s.write_all(req.as_bytes())?;
     s.write_all(payload.as_bytes())?;
+    // Read the head, then exactly Content-Length bytes (chromedriver keeps connections
+    // open whatever `Connection: close` says), or to the end for chunked/unsized bodies.
     let mut raw = Vec::new();
-    s.read_to_end(&mut raw)?;
-    let split = raw
-        .windows(4)
-        .position(|w| w == b"\r\n\r\n")
-        .ok_or_else(|| std::io::Error::other("no end of HTTP headers"))?;
+    let mut buf = [0u8; 8192];
+    let split = loop {
+        if let Some(p) = raw.windows(4).position(|w| w == b"\r\n\r\n") {
+            break p;
+        }
+        let n = s.read(&mut buf)?;
+        if n == 0 {
+            return Err(std::io::Error::other(
+                "connection closed before the end of the HTTP headers",
+            ));
+        }
+        raw.extend_from_slice(&buf[..n]);
+    };
     let head = String::from_utf8_lossy(&raw[..split]).to_string();
     let mut rest = raw[split + 4..].to_vec();
     let status: u16 = head
@@ -75,8 +91,28 @@ fn http(port: u16, method: &str, path: &str, body: Option<&Value>) -> std::io::R
         .nth(1)
         .and_then(|c| c.parse().ok())
         .ok_or_else(|| std::io::Error::other(format!("bad status line: {head}")))?;
-    if head.to_ascii_lowercase().contains("transfer-encoding: chunked") {
-        rest = dechunk(&rest);
+    let lower = head.to_ascii_lowercase();
+    let length = lower
+        .lines()
+        .find_map(|l| l.strip_prefix("content-length:"))
+        .and_then(|v| v.trim().parse::<usize>().ok());
+    match length {
+        Some(len) => {
+            while rest.len() < len {
+                let n = s.read(&mut buf)?;
+                if n == 0 {
+                    break;
+                }
+                rest.extend_from_slice(&buf[..n]);
+            }
+            rest.truncate(len);
+        }
+        None => {
+            s.read_to_end(&mut rest)?;
+            if lower.contains("transfer-encoding: chunked") {
+                rest = dechunk(&rest);
+            }
+        }
     }
     Ok((status, rest))
 }
@@ -84,7 +120,8 @@ fn http(port: u16, method: &str, path: &str, body: Option<&Value>) -> std::io::R
 fn dechunk(mut data: &[u8]) -> Vec<u8> {
     let mut out = Vec::new();
     while let Some(eol) = data.windows(2).position(|w| w == b"\r\n") {
-        let size = usize::from_str_radix(String::from_utf8_lossy(&data[..eol]).trim(), 16).unwrap_or(0);
+        let size =
+            usize::from_str_radix(String::from_utf8_lossy(&data[..eol]).trim(), 16).unwrap_or(0);
         if size == 0 {
             break;
         }
@@ -104,8 +141,10 @@ struct Browser {
 impl Browser {
     fn cmd(&self, method: &str, path: &str, body: Option<Value>) -> Result<Value, String> {
         let url = format!("/session/{}{path}", self.session);
-        let (status, bytes) = http(self.port, method, &url, body.as_ref()).map_err(|e| format!("{method} {path}: {e}"))?;
-        let v: Value = serde_json::from_slice(&bytes).map_err(|e| format!("{method} {path}: bad JSON ({e})"))?;
+        let (status, bytes) = http(self.port, method, &url, body.as_ref())
+            .map_err(|e| format!("{method} {path}: {e}"))?;
+        let v: Value = serde_json::from_slice(&bytes)
+            .map_err(|e| format!("{method} {path}: bad JSON ({e})"))?;
         if status != 200 {
             return Err(format!("{method} {path}: HTTP {status}: {}", v["value"]));
         }
@@ -113,22 +152,33 @@ impl Browser {
     }
 
     fn goto(&self, url: &str) {
-        self.cmd("POST", "/url", Some(json!({ "url": url }))).expect("navigate");
+        self.cmd("POST", "/url", Some(json!({ "url": url })))
+            .expect("navigate");
     }
 
     fn script(&self, js: &str, args: Value) -> Value {
-        self.cmd("POST", "/execute/sync", Some(json!({ "script": js, "args": args })))
-            .unwrap_or_else(|e| panic!("script failed: {e}\n{js}"))
+        self.cmd(
+            "POST",
+            "/execute/sync",
+            Some(json!({ "script": js, "args": args })),
+        )
+        .unwrap_or_else(|e| panic!("script failed: {e}\n{js}"))
     }
 
     fn find(&self, css: &str) -> Option<String> {
-        self.cmd("POST", "/element", Some(json!({ "using": "css selector", "value": css })))
-            .ok()
-            .and_then(|v| v[ELEMENT_KEY].as_str().map(str::to_string))
+        self.cmd(
+            "POST",
+            "/element",
+            Some(json!({ "using": "css selector", "value": css })),
+        )
+        .ok()
+        .and_then(|v| v[ELEMENT_KEY].as_str().map(str::to_string))
     }
 
     fn click(&self, css: &str) {
-        let id = self.find(css).unwrap_or_else(|| self.fail(&format!("no element {css}")));
+        let id = self
+            .find(css)
+            .unwrap_or_else(|| self.fail(&format!("no element {css}")));
         if let Err(e) = self.cmd("POST", &format!("/element/{id}/click"), Some(json!({}))) {
             self.fail(&format!("click {css}: {e}"));
         }
@@ -176,13 +226,33 @@ impl Browser {
             let _ = std::fs::write(&shot, base64_decode(b64));
         }
         let body = self
-            .cmd("POST", "/execute/sync", Some(json!({ "script": "return document.body.innerText;", "args": [] })))
+            .cmd(
+                "POST",
+                "/execute/sync",
+                Some(json!({ "script": "return document.body.innerText;", "args": [] })),
+            )
             .unwrap_or_default();
         panic!("{msg}\npage text:\n{body}\nscreenshot: {}", shot.display());
     }
 
+    /// With `JIEQI_BROWSER_SHOTS=DIR`, save a screenshot `DIR/NAME.png` (to look at the UI).
+    fn shot(&self, name: &str) {
+        let Some(dir) = std::env::var_os("JIEQI_BROWSER_SHOTS") else {
+            return;
+        };
+        let v = self.cmd("GET", "/screenshot", None).expect("screenshot");
+        let png = base64_decode(v.as_str().expect("base64 screenshot"));
+        std::fs::write(Path::new(&dir).join(format!("{name}.png")), png)
+            .expect("write the screenshot");
+    }
+
     fn quit(self) {
-        let _ = http(self.port, "DELETE", &format!("/session/{}", self.session), None);
+        let _ = http(
+            self.port,
+            "DELETE",
+            &format!("/session/{}", self.session),
+            None,
+        );
     }
 }
 
@@ -224,7 +294,10 @@ fn start_driver(driver: &Path) -> Driver {
         {
             return d;
         }
-        assert!(start.elapsed() < Duration::from_secs(20), "chromedriver did not become ready");
+        assert!(
+            start.elapsed() < Duration::from_secs(20),
+            "chromedriver did not become ready"
+        );
         std::thread::sleep(Duration::from_millis(100));
     }
 }
@@ -244,10 +317,14 @@ fn new_session(driver: &Driver, chromium: &Path, profile: &Path) -> Browser {
             },
         }},
     });
-    let (status, body) = http(driver.port, "POST", "/session", Some(&caps)).expect("create a WebDriver session");
+    let (status, body) =
+        http(driver.port, "POST", "/session", Some(&caps)).expect("create a WebDriver session");
     let v: Value = serde_json::from_slice(&body).expect("session JSON");
     assert_eq!(status, 200, "chromedriver refused the session: {v}");
-    let session = v["value"]["sessionId"].as_str().expect("session id").to_string();
+    let session = v["value"]["sessionId"]
+        .as_str()
+        .expect("session id")
+        .to_string();
     Browser {
         port: driver.port,
         session,
@@ -277,7 +354,11 @@ fn click_a_move(b: &Browser, prefer: Option<(&str, &str)>) -> (String, String) {
             "return [...document.querySelectorAll('.dest')].map(e => e.dataset.sq);",
             json!([]),
         );
-        if let Some(to) = dests.as_array().and_then(|d| d.first()).and_then(Value::as_str) {
+        if let Some(to) = dests
+            .as_array()
+            .and_then(|d| d.first())
+            .and_then(Value::as_str)
+        {
             let to = to.to_string();
             b.click(&format!(".dest[data-sq='{to}']"));
             return (sq.to_string(), to);
@@ -286,10 +367,59 @@ fn click_a_move(b: &Browser, prefer: Option<(&str, &str)>) -> (String, String) {
     b.fail("no piece of ours has a legal move")
 }
 
+/// Play one move by dragging a piece onto a destination (WebDriver pointer actions).
+fn drag_a_move(b: &Browser) -> (String, String) {
+    let ours = b.script(
+        "const mine = document.querySelector('.board-box').dataset.turn;
+         return [...document.querySelectorAll('.piece.' + mine)].map(e => e.dataset.sq);",
+        json!([]),
+    );
+    let centre = "const r = document.querySelector(arguments[0]).getBoundingClientRect();
+                  return [Math.round(r.left + r.width / 2), Math.round(r.top + r.height / 2)];";
+    for sq in ours.as_array().expect("squares") {
+        let from = sq.as_str().expect("square").to_string();
+        let piece = format!(".piece[data-sq='{from}']");
+        b.click(&piece); // shows the destinations, to know where to drop
+        let dests = b.script(
+            "return [...document.querySelectorAll('.dest')].map(e => e.dataset.sq);",
+            json!([]),
+        );
+        let Some(to) = dests
+            .as_array()
+            .and_then(|d| d.first())
+            .and_then(Value::as_str)
+        else {
+            continue;
+        };
+        let to = to.to_string();
+        let a = b.script(centre, json!([piece]));
+        let z = b.script(centre, json!([format!(".dest[data-sq='{to}']")]));
+        let actions = json!({ "actions": [{
+            "type": "pointer", "id": "mouse", "parameters": { "pointerType": "mouse" },
+            "actions": [
+                { "type": "pointerMove", "duration": 0, "origin": "viewport", "x": a[0], "y": a[1] },
+                { "type": "pointerDown", "button": 0 },
+                { "type": "pointerMove", "duration": 100, "origin": "viewport", "x": (a[0].as_i64().unwrap() + z[0].as_i64().unwrap()) / 2, "y": (a[1].as_i64().unwrap() + z[1].as_i64().unwrap()) / 2 },
+                { "type": "pointerMove", "duration": 100, "origin": "viewport", "x": z[0], "y": z[1] },
+                { "type": "pointerUp", "button": 0 },
+            ],
+        }]});
+        if let Err(e) = b.cmd("POST", "/actions", Some(actions)) {
+            b.fail(&format!("drag {from}{to}: {e}"));
+        }
+        let _ = b.cmd("DELETE", "/actions", None);
+        return (from, to);
+    }
+    b.fail("no piece of ours has a legal move")
+}
+
 fn plies_shown(b: &Browser) -> usize {
-    b.script("return document.querySelectorAll('#moves td.ply').length;", json!([]))
-        .as_u64()
-        .unwrap_or(0) as usize
+    b.script(
+        "return document.querySelectorAll('#moves td.ply').length;",
+        json!([]),
+    )
+    .as_u64()
+    .unwrap_or(0) as usize
 }
 
 fn wait_plies(b: &Browser, n: usize) {
@@ -349,11 +479,29 @@ fn play_the_engine_in_chromium() {
         Duration::from_secs(15),
     );
     let url = b.script("return location.href;", json!([]));
-    let id = url.as_str().unwrap().split("/game/").nth(1).unwrap().split('?').next().unwrap().to_string();
+    let id = url
+        .as_str()
+        .unwrap()
+        .split("/game/")
+        .nth(1)
+        .unwrap()
+        .split('?')
+        .next()
+        .unwrap()
+        .to_string();
     b.wait_for("#status.mine");
-    assert_eq!(b.script("return document.querySelectorAll('.piece.down').length;", json!([])), json!(30));
+    assert_eq!(
+        b.script(
+            "return document.querySelectorAll('.piece.down').length;",
+            json!([])
+        ),
+        json!(30)
+    );
     let commitment = b.text("#commitment");
-    assert!(commitment.starts_with("sha256:") && commitment.len() == 71, "commitment shown: {commitment}");
+    assert!(
+        commitment.starts_with("sha256:") && commitment.len() == 71,
+        "commitment shown: {commitment}"
+    );
 
     // First move: the face-down pawn on a3 steps to a4 and is revealed.
     let (_, to) = click_a_move(&b, Some(("a3", "a4")));
@@ -363,19 +511,41 @@ fn play_the_engine_in_chromium() {
         "const e = document.querySelector(\".piece[data-sq='a4']\"); return e && e.dataset.piece;",
         json!([]),
     );
-    let letter = revealed.as_str().unwrap_or_else(|| b.fail("no piece on a4 after the move"));
-    assert!("ABNRCP".contains(letter), "a4 shows a revealed red piece, got {letter}");
+    let letter = revealed
+        .as_str()
+        .unwrap_or_else(|| b.fail("no piece on a4 after the move"));
+    assert!(
+        "ABNRCP".contains(letter),
+        "a4 shows a revealed red piece, got {letter}"
+    );
     let first = b.text("#moves td.ply[data-n='1']");
-    assert!(first.starts_with("兵九进一"), "Chinese notation of the first move: {first}");
+    assert!(
+        first.starts_with("兵九进一"),
+        "Chinese notation of the first move: {first}"
+    );
 
     // The engine replies; then two more moves of ours, each answered.
     wait_plies(&b, 2);
     for round in 2..=3 {
         b.wait_for("#status.mine");
-        click_a_move(&b, None);
+        let (from, to) = if round == 2 {
+            drag_a_move(&b)
+        } else {
+            click_a_move(&b, None)
+        };
+        wait_plies(&b, 2 * round - 1);
+        let ours = b.script(
+            "const p = document.querySelector('#moves td.ply[data-n=\"' + arguments[0] + '\"]'); return p && p.textContent;",
+            json!([2 * round - 1]),
+        );
+        assert!(
+            ours.is_string(),
+            "move {from}{to} of round {round} is in the list"
+        );
         wait_plies(&b, 2 * round);
     }
     assert!(plies_shown(&b) >= 6);
+    b.shot("game");
 
     // Notation switch: ICCS shows the coordinate moves.
     b.click("[data-notation='iccs']");
@@ -393,13 +563,17 @@ fn play_the_engine_in_chromium() {
     );
     assert_eq!(result[0], "0-1", "result: {result}");
     assert_eq!(result[1], "resignation", "reason: {result}");
-    assert!(result[2].as_str().unwrap().contains("Black wins"), "result text: {result}");
+    assert!(
+        result[2].as_str().unwrap().contains("Black wins"),
+        "result text: {result}"
+    );
     b.wait(
         "the commitment check",
         "const v = document.querySelector('#verify'); return !!v && v.classList.contains('ok');",
         json!([]),
         Duration::from_secs(5),
     );
+    b.shot("result");
 
     // Chinese UI after the switch.
     b.click("#lang-toggle");
@@ -422,6 +596,7 @@ fn play_the_engine_in_chromium() {
     );
     assert!(b.text("#ply-count").starts_with("2 /"));
     b.click("#last");
+    b.shot("replay");
     let count = b.text("#ply-count");
     let total: Vec<&str> = count.split(" / ").collect();
     assert_eq!(total[0], total[1], "at the end: {count}");
