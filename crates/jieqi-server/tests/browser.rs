@@ -246,6 +246,28 @@ impl Browser {
             .expect("write the screenshot");
     }
 
+    /// Errors the page logged to the console (uncaught exceptions, failed loads).
+    fn console_errors(&self) -> Vec<String> {
+        let logs = self
+            .cmd("POST", "/se/log", Some(json!({ "type": "browser" })))
+            .unwrap_or_else(|e| self.fail(&format!("cannot read the console log: {e}")));
+        logs.as_array()
+            .map(|a| {
+                a.iter()
+                    .filter(|e| e["level"] == "SEVERE")
+                    // The replay page probes the record route, which may not exist yet
+                    // (docs/protocol.md §2.7): its 404 is expected, not an error.
+                    .filter(|e| {
+                        !e["message"]
+                            .as_str()
+                            .is_some_and(|m| m.contains("/record?format="))
+                    })
+                    .map(|e| e["message"].to_string())
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
     fn quit(self) {
         let _ = http(
             self.port,
@@ -306,6 +328,7 @@ fn new_session(driver: &Driver, chromium: &Path, profile: &Path) -> Browser {
     let caps = json!({
         "capabilities": { "alwaysMatch": {
             "browserName": "chrome",
+            "goog:loggingPrefs": { "browser": "ALL" },
             "goog:chromeOptions": {
                 "binary": chromium.to_string_lossy(),
                 "args": [
@@ -466,6 +489,13 @@ fn play_the_engine_in_chromium() {
         json!([]),
         Duration::from_secs(5),
     );
+    b.wait(
+        "the lobby lists",
+        "return !!document.querySelector('#list-recent ul, #list-recent p:not(:empty)') && !document.querySelector('#list-recent').textContent.includes('…');",
+        json!([]),
+        Duration::from_secs(10),
+    );
+    b.shot("lobby");
     b.click("#level option[value='1']");
     b.click("#color option[value='red']");
     b.click("#time option[value='10+5']");
@@ -600,6 +630,9 @@ fn play_the_engine_in_chromium() {
     let count = b.text("#ply-count");
     let total: Vec<&str> = count.split(" / ").collect();
     assert_eq!(total[0], total[1], "at the end: {count}");
+
+    let errors = b.console_errors();
+    assert!(errors.is_empty(), "the page logged errors: {errors:#?}");
 
     b.quit();
     drop(driver);
