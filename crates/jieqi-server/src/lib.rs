@@ -44,6 +44,10 @@ pub struct Config {
     pub engine_threads: usize,
     /// Absence after which the opponent may claim the game (ms).
     pub abandon_ms: u64,
+    /// Messages per second a connection may send (sustained).
+    pub rate_per_sec: f64,
+    /// Messages a connection may send in a burst.
+    pub rate_burst: f64,
 }
 
 impl Default for Config {
@@ -54,6 +58,8 @@ impl Default for Config {
             sync: store::SyncMode::Full,
             engine_threads: 1,
             abandon_ms: 60_000,
+            rate_per_sec: ws::RATE_PER_SEC,
+            rate_burst: ws::RATE_BURST,
         }
     }
 }

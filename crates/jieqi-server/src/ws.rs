@@ -15,9 +15,9 @@ use crate::protocol::{self, ClientIn, ProtoError};
 
 /// Frames larger than this close the connection (code 1009).
 pub const MAX_FRAME_BYTES: usize = 64 * 1024;
-/// Sustained messages per second per connection.
+/// Sustained messages per second per connection (default).
 pub const RATE_PER_SEC: f64 = 20.0;
-/// Burst allowance.
+/// Burst allowance (default).
 pub const RATE_BURST: f64 = 40.0;
 /// Dropped messages after which the connection is closed (code 1008).
 pub const MAX_DROPPED: u32 = 200;
@@ -28,13 +28,17 @@ pub const OUTBOX: usize = 128;
 struct Bucket {
     tokens: f64,
     at: Instant,
+    rate: f64,
+    burst: f64,
 }
 
 impl Bucket {
-    fn new() -> Bucket {
+    fn new(rate: f64, burst: f64) -> Bucket {
         Bucket {
-            tokens: RATE_BURST,
+            tokens: burst,
             at: Instant::now(),
+            rate,
+            burst,
         }
     }
 
@@ -42,7 +46,7 @@ impl Bucket {
         let now = Instant::now();
         let dt = now.saturating_duration_since(self.at).as_secs_f64();
         self.at = now;
-        self.tokens = (self.tokens + dt * RATE_PER_SEC).min(RATE_BURST);
+        self.tokens = (self.tokens + dt * self.rate).min(self.burst);
         if self.tokens >= 1.0 {
             self.tokens -= 1.0;
             true
@@ -73,7 +77,7 @@ pub async fn serve_socket(socket: WebSocket, shared: Arc<Shared>) {
     };
     let stop = Shared::stopped(shared.stop_signal());
     tokio::pin!(stop);
-    let mut bucket = Bucket::new();
+    let mut bucket = Bucket::new(shared.config.rate_per_sec, shared.config.rate_burst);
     let mut dropped = 0u32;
     let close = |code: u16, reason: &'static str| {
         Message::Close(Some(CloseFrame {
@@ -108,7 +112,7 @@ pub async fn serve_socket(socket: WebSocket, shared: Arc<Shared>) {
                         let _ = sink.send(close(1008, "rate limit")).await;
                         break;
                     }
-                    let e = ProtoError::new("rate_limited", format!("at most {RATE_PER_SEC} messages per second"));
+                    let e = ProtoError::new("rate_limited", format!("at most {} messages per second", bucket.rate));
                     if !session.reply_error(&mut sink, &e, None).await { break }
                     continue;
                 }

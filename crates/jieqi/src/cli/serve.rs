@@ -42,6 +42,7 @@ impl ServeArgs {
             sync: self.sync,
             engine_threads: self.engine_threads.max(1),
             abandon_ms: self.abandon_secs.saturating_mul(1000),
+            ..Config::default()
         }
     }
 }
