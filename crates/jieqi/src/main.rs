@@ -16,11 +16,17 @@ struct Cli {
 enum Command {
     /// Count leaf nodes of the legal move tree (move generator test and speed measure).
     Perft(cli::perft::PerftArgs),
+    /// Run the game server and web UI (http://127.0.0.1:8080 by default).
+    Serve(cli::serve::ServeArgs),
+    /// Drive many concurrent games over WebSockets and measure the server.
+    Loadtest(cli::loadtest::LoadtestArgs),
 }
 
 fn main() -> anyhow::Result<()> {
     let cli = Cli::parse();
     match cli.command {
         Command::Perft(args) => cli::perft::run(args),
+        Command::Serve(args) => cli::serve::run(args),
+        Command::Loadtest(args) => cli::loadtest::run(args),
     }
 }

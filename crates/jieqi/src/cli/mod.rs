@@ -1,3 +1,5 @@
 //! One module per subcommand group.
 
 pub mod perft;
+pub mod loadtest;
+pub mod serve;
