@@ -179,6 +179,7 @@ export class BoardView {
     this.lastMove = opts.lastMove || null;
     this.checkSq = opts.check || null;
     this.legal = opts.legal || [];
+    this.peekMap = opts.peek || null;
     if (this.selected && !this.destinations(this.selected).length) this.selected = null;
     this.cancelDrag();
     this.redraw(opts.animate || null);
@@ -194,6 +195,13 @@ export class BoardView {
     for (const [sq, letter] of this.board) {
       const g = this.pieceElement(letter);
       g.dataset.sq = sq;
+      const real = this.peekMap && (letter === 'X' || letter === 'x') ? this.peekMap.get(sq) : null;
+      if (real) {
+        // After the game the deal is public: show a face-down piece's identity faintly.
+        const tx = el('text', { class: 'peek', y: 1 }, g.querySelector('.face'));
+        tx.textContent = pieceChar(letter === 'X' ? real.toUpperCase() : real.toLowerCase());
+        g.dataset.real = real;
+      }
       this.place(g, sq);
       this.pieceLayer.appendChild(g);
       this.pieceEls.set(sq, g);
@@ -414,4 +422,19 @@ export function miniPiece(letter, size = 26) {
     tx.textContent = pieceChar(letter);
   }
   return svg;
+}
+
+// The deal's start squares in deal-text order (RULES.md §2), Red's side.
+const DEAL_ORDER = ['a0', 'b0', 'c0', 'd0', 'f0', 'g0', 'h0', 'i0', 'b2', 'h2', 'a3', 'c3', 'e3', 'g3', 'i3'];
+
+/** The deal text (`RNBAABNRCCPPPPP/rnbaabnrccppppp`) as a map start square → letter. */
+export function dealMap(deal) {
+  const map = new Map();
+  if (!deal) return map;
+  const [red, black] = deal.split('/');
+  DEAL_ORDER.forEach((sq, i) => {
+    if (red && red[i]) map.set(sq, red[i]);
+    if (black && black[i]) map.set(sq[0] + String(9 - Number(sq[1])), black[i]);
+  });
+  return map;
 }

@@ -3,7 +3,7 @@
 
 import { t, onLangChange, resultText } from './i18n.js';
 import { h, fmtClock, verifyCommitment, recall, remember } from './util.js';
-import { BoardView, miniPiece } from './board.js';
+import { BoardView, miniPiece, dealMap } from './board.js';
 import { parseBoard, boardsBefore, chineseMove, wxfMove, pieceChar } from './notation.js';
 
 const ROLES = ['R', 'N', 'B', 'A', 'C', 'P'];
@@ -292,6 +292,7 @@ export function showGame(main, id, token) {
       check: st.check ? kingSquare(board, st.turn) : null,
       legal: live ? st.legal : [],
       animate: pendingAnim,
+      peek: st.end && st.end.deal ? dealMap(st.end.deal) : null,
     });
     pendingAnim = null;
     boardBox.dataset.turn = st.turn;

@@ -3,7 +3,7 @@
 
 import { t, onLangChange, resultText } from './i18n.js';
 import { h, api } from './util.js';
-import { BoardView } from './board.js';
+import { BoardView, dealMap } from './board.js';
 import { boardsBefore } from './notation.js';
 import { moveTexts, notationSwitch, moveTable, commitmentBox, notationMode, poolView } from './game.js';
 
@@ -81,25 +81,10 @@ export async function showReplay(main, id) {
       lastMove: last ? { from: last.from, to: last.to } : null,
       check: last && last.check ? kingSquare(board, turn) : null,
       animate: animate && last ? { from: last.from, to: last.to, reveal: last.reveal } : null,
+      peek: dealSquares,
     });
-    peek(board);
     boardBox.dataset.ply = String(ply);
     renderSide();
-  }
-
-  // The deal is public after the game: show each face-down piece's identity, faintly.
-  function peek(board) {
-    for (const [sq, letter] of board) {
-      if (letter !== 'X' && letter !== 'x') continue;
-      const real = dealSquares.get(sq);
-      const g = view.pieceEls.get(sq);
-      if (!real || !g) continue;
-      const tx = document.createElementNS('http://www.w3.org/2000/svg', 'text');
-      tx.setAttribute('class', 'peek');
-      tx.setAttribute('y', '1');
-      tx.textContent = { R: '车', N: '马', B: letter === 'X' ? '相' : '象', A: letter === 'X' ? '仕' : '士', C: '炮', P: letter === 'X' ? '兵' : '卒' }[real.toUpperCase()] || '';
-      g.querySelector('.face').appendChild(tx);
-    }
   }
 
   async function evaluate() {
@@ -173,19 +158,3 @@ export async function showReplay(main, id) {
   onLangChange(() => render(false));
   render(false);
 }
-
-// The deal text (`RNBAABNRCCPPPPP/rnbaabnrccppppp`) as start square → letter.
-const START_ORDER = ['a0', 'b0', 'c0', 'd0', 'f0', 'g0', 'h0', 'i0', 'b2', 'h2', 'a3', 'c3', 'e3', 'g3', 'i3'];
-
-function dealMap(deal) {
-  const map = new Map();
-  if (!deal) return map;
-  const [red, black] = deal.split('/');
-  START_ORDER.forEach((sq, i) => {
-    if (red && red[i]) map.set(sq, red[i]);
-    const mirrored = sq[0] + String(9 - Number(sq[1]));
-    if (black && black[i]) map.set(mirrored, black[i]);
-  });
-  return map;
-}
-

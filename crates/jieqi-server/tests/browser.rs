@@ -454,24 +454,51 @@ fn wait_plies(b: &Browser, n: usize) {
     );
 }
 
+fn start_server(rt: &tokio::runtime::Runtime, addr: SocketAddr, db: &Path) -> Server {
+    rt.block_on(Server::start(Config {
+        addr,
+        db: db.to_path_buf(),
+        ..Config::default()
+    }))
+    .expect("start the server")
+}
+
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("tokio runtime")
+}
+
+/// Move the mouse to the centre of the element `css` (hover).
+fn hover(b: &Browser, css: &str) {
+    let at = b.script(
+        "const r = document.querySelector(arguments[0]).getBoundingClientRect();
+         return [Math.round(r.left + r.width / 2), Math.round(r.top + r.height / 2)];",
+        json!([css]),
+    );
+    let actions = json!({ "actions": [{
+        "type": "pointer", "id": "mouse", "parameters": { "pointerType": "mouse" },
+        "actions": [
+            { "type": "pointerMove", "duration": 0, "origin": "viewport", "x": at[0].as_i64().unwrap() - 3, "y": at[1] },
+            { "type": "pointerMove", "duration": 50, "origin": "viewport", "x": at[0], "y": at[1] },
+        ],
+    }]});
+    if let Err(e) = b.cmd("POST", "/actions", Some(actions)) {
+        b.fail(&format!("hover {css}: {e}"));
+    }
+}
+
 #[test]
 fn play_the_engine_in_chromium() {
     let chromium = tool("CHROMIUM", "/usr/bin/chromium", "chromium");
     let chromedriver = tool("CHROMEDRIVER", "/usr/bin/chromedriver", "chromium-driver");
     let dir = tempfile::tempdir().expect("temp dir");
 
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .expect("tokio runtime");
-    let server = rt
-        .block_on(Server::start(Config {
-            addr: SocketAddr::from(([127, 0, 0, 1], 0)),
-            db: dir.path().join("browser.db"),
-            ..Config::default()
-        }))
-        .expect("start the server");
+    let rt = runtime();
+    let db = dir.path().join("browser.db");
+    let mut server = start_server(&rt, SocketAddr::from(([127, 0, 0, 1], 0)), &db);
     let base = format!("http://{}", server.addr);
 
     let driver = start_driver(&chromedriver);
@@ -554,9 +581,59 @@ fn play_the_engine_in_chromium() {
         "Chinese notation of the first move: {first}"
     );
 
-    // The engine replies; then two more moves of ours, each answered.
+    // The engine replies.
     wait_plies(&b, 2);
+
+    // Hovering a face-down black piece shows the odds of each identity (pool / total).
+    hover(&b, ".piece.black.down");
+    b.wait_for("#odds:not(.hidden) .odds-row");
+    let odds = b.script(
+        "return [...document.querySelectorAll('#odds .odds-row')].map(r => [r.dataset.role, r.querySelector('.frac').textContent]);",
+        json!([]),
+    );
+    let pool = b.script(
+        "return [...document.querySelectorAll('.pool.black .pool-item')].map(e => [e.dataset.role, e.querySelector('.count').textContent]);",
+        json!([]),
+    );
+    let odds = odds.as_array().expect("odds rows");
+    let pool = pool.as_array().expect("pool items");
+    assert_eq!(
+        odds.len(),
+        pool.len(),
+        "one odds row per pool role: {odds:?} / {pool:?}"
+    );
+    let total: u64 = pool
+        .iter()
+        .map(|p| {
+            p[1].as_str()
+                .unwrap()
+                .trim_start_matches('×')
+                .parse::<u64>()
+                .unwrap()
+        })
+        .sum();
+    for (o, p) in odds.iter().zip(pool) {
+        assert_eq!(o[0], p[0]);
+        let count = p[1].as_str().unwrap().trim_start_matches('×');
+        assert_eq!(o[1].as_str().unwrap(), format!("{count}/{total}"));
+    }
+
+    // Two more moves of ours, each answered; between them the server restarts and the
+    // page reconnects and resyncs by itself.
     for round in 2..=3 {
+        if round == 3 {
+            let addr = server.addr;
+            rt.block_on(server.shutdown());
+            b.wait_for("#conn:not(.hidden)");
+            server = start_server(&rt, addr, &db);
+            b.wait_for("#conn.hidden");
+            b.wait(
+                "the resynced move list",
+                "return document.querySelectorAll('#moves td.ply').length === arguments[0];",
+                json!([2 * (round - 1)]),
+                Duration::from_secs(15),
+            );
+        }
         b.wait_for("#status.mine");
         let (from, to) = if round == 2 {
             drag_a_move(&b)
@@ -604,6 +681,12 @@ fn play_the_engine_in_chromium() {
         Duration::from_secs(5),
     );
     b.shot("result");
+    // With the deal public, face-down pieces show their identity.
+    let real = b.script(
+        "const d = document.querySelector('.piece.down[data-real]'); return d && [d.dataset.sq, d.dataset.real];",
+        json!([]),
+    );
+    assert!(real.is_array(), "face-down pieces show the published deal");
 
     // Chinese UI after the switch.
     b.click("#lang-toggle");
@@ -633,6 +716,99 @@ fn play_the_engine_in_chromium() {
 
     let errors = b.console_errors();
     assert!(errors.is_empty(), "the page logged errors: {errors:#?}");
+
+    b.quit();
+    drop(driver);
+    rt.block_on(server.shutdown());
+}
+
+impl Browser {
+    /// Run an async script; it ends by calling `done(value)`.
+    fn script_async(&self, js: &str, args: Value) -> Value {
+        let wrapped = format!("const done = arguments[arguments.length - 1]; {js}");
+        self.cmd(
+            "POST",
+            "/execute/async",
+            Some(json!({ "script": wrapped, "args": args })),
+        )
+        .unwrap_or_else(|e| panic!("async script failed: {e}\n{js}"))
+    }
+}
+
+/// The page's own logic, run in the browser: Chinese and WXF notation (RULES.md §6 and
+/// the seed-004 example), SHA-256 (the WebCrypto path and the plain-JS fallback agree)
+/// and the commitment check against one made by jieqi-core.
+#[test]
+fn page_logic_in_chromium() {
+    let chromium = tool("CHROMIUM", "/usr/bin/chromium", "chromium");
+    let chromedriver = tool("CHROMEDRIVER", "/usr/bin/chromedriver", "chromium-driver");
+    let dir = tempfile::tempdir().expect("temp dir");
+    let rt = runtime();
+    let server = start_server(
+        &rt,
+        SocketAddr::from(([127, 0, 0, 1], 0)),
+        &dir.path().join("logic.db"),
+    );
+    let driver = start_driver(&chromedriver);
+    let b = new_session(&driver, &chromium, &dir.path().join("profile"));
+    b.goto(&format!("http://{}/", server.addr));
+    b.wait_for("#play-engine");
+
+    let deal = jieqi_core::Deal::from_seed(b"browser");
+    let commitment = deal.commitment("0123abcd");
+    let out = b.script_async(
+        r#"
+        Promise.all([import('/assets/notation.js'), import('/assets/util.js')]).then(async ([n, u]) => {
+          const start = 'xxxxkxxxx/9/1x5x1/x1x1x1x1x/9/9/X1X1X1X1X/1X5X1/9/XXXXKXXXX w A2B2N2R2C2P5a2b2n2r2c2p5 - 0 1';
+          const plies = [
+            { from: 'c3', to: 'c4', reveal: 'B', uci: 'c3c4B' },
+            { from: 'e6', to: 'e5', reveal: 'C', uci: 'e6e5C' },
+            { from: 'g0', to: 'e2', reveal: 'R', uci: 'g0e2R' },
+            { from: 'e5', to: 'e2', reveal: null, uci: 'e5e2' },
+          ];
+          const boards = n.boardsBefore(start, plies);
+          const zh = plies.map((p, i) => n.chineseMove(boards[i], p));
+          const wxf = plies.map((p, i) => n.wxfMove(boards[i], p));
+          const tandem = (fen, ply) => n.chineseMove(n.parseBoard(fen), ply);
+          const t1 = tandem('4k4/9/9/9/4P4/4P4/9/9/9/4K4 w', { from: 'e5', to: 'e6' });
+          const t2 = tandem('4k4/9/9/9/2P1P4/2P1P4/9/9/9/4K4 w', { from: 'e5', to: 'e6' });
+          const t3 = tandem('4k4/9/9/4P4/4P4/4P4/9/9/9/4K4 w', { from: 'e5', to: 'd5' });
+          const t4 = tandem('4k4/9/9/9/9/9/9/9/9/R3K3R w', { from: 'a0', to: 'a5' });
+          const t5 = tandem('4k4/9/9/9/9/9/9/9/1r7/1r2K4 b', { from: 'b1', to: 'b5' });
+          const long = 'x'.repeat(1000);
+          const subtle = await u.sha256Hex(long);
+          const plain = Array.from(u.sha256Fallback(new TextEncoder().encode(long)), (b) => b.toString(16).padStart(2, '0')).join('');
+          const abc = Array.from(u.sha256Fallback(new TextEncoder().encode('abc')), (b) => b.toString(16).padStart(2, '0')).join('');
+          const ok = await u.verifyCommitment(arguments[0], arguments[1], arguments[2]);
+          const bad = await u.verifyCommitment(arguments[0], arguments[1] + '0', arguments[2]);
+          done({ zh, wxf, tandem: [t1, t2, t3, t4, t5], same: subtle === plain, abc, ok, bad,
+                 clock: [u.fmtClock(600000), u.fmtClock(65000), u.fmtClock(9400), u.fmtClock(3723000)] });
+        }).catch((e) => done({ error: String(e) }));
+        "#,
+        json!([deal.to_string(), "0123abcd", commitment]),
+    );
+    assert!(out.get("error").is_none(), "{out}");
+    assert_eq!(
+        out["zh"],
+        json!(["兵七进一相", "卒5进1炮", "相三进五车", "炮5进3"])
+    );
+    assert_eq!(out["wxf"], json!(["P7+1=B", "P5+1=C", "E3+5=R", "C5+3"]));
+    assert_eq!(
+        out["tandem"],
+        json!(["前兵进一", "前兵五进一", "中兵平六", "车九进五", "后车退4"])
+    );
+    assert_eq!(out["same"], json!(true), "WebCrypto and the fallback agree");
+    assert_eq!(
+        out["abc"],
+        json!("ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+    );
+    assert_eq!(
+        out["ok"],
+        json!(true),
+        "the commitment of jieqi-core verifies"
+    );
+    assert_eq!(out["bad"], json!(false), "a wrong salt fails");
+    assert_eq!(out["clock"], json!(["10:00", "1:05", "0:09.4", "1:02:03"]));
 
     b.quit();
     drop(driver);
