@@ -697,6 +697,28 @@ fn play_the_engine_in_chromium() {
         Duration::from_secs(5),
     );
 
+    // Rematch against the engine: a new game at once, colours swapped (we are Black, so
+    // the engine opens and the board is turned round).
+    b.click("#rematch");
+    b.wait(
+        "the rematch game",
+        "return location.pathname.startsWith('/game/') && !location.pathname.includes(arguments[0]) && !!document.querySelector('.board-box[data-status=live]');",
+        json!([id]),
+        Duration::from_secs(15),
+    );
+    wait_plies(&b, 1);
+    b.wait_for("#status.mine");
+    let bottom = b.script(
+        "const k = document.querySelector(\".piece[data-piece='k']\").getBoundingClientRect(); \
+         const K = document.querySelector(\".piece[data-piece='K']\").getBoundingClientRect(); return k.top > K.top;",
+        json!([]),
+    );
+    assert_eq!(
+        bottom,
+        json!(true),
+        "Black's king is at the bottom for the Black player"
+    );
+
     // Replay: step forward with the buttons and the arrow keys.
     b.goto(&format!("{base}/replay/{id}"));
     b.wait_for("#ply-count");
@@ -713,6 +735,8 @@ fn play_the_engine_in_chromium() {
     let count = b.text("#ply-count");
     let total: Vec<&str> = count.split(" / ").collect();
     assert_eq!(total[0], total[1], "at the end: {count}");
+    b.click("#evaluate");
+    b.wait_for("#eval-result");
 
     let errors = b.console_errors();
     assert!(errors.is_empty(), "the page logged errors: {errors:#?}");
@@ -810,6 +834,114 @@ fn page_logic_in_chromium() {
     assert_eq!(out["bad"], json!(false), "a wrong salt fails");
     assert_eq!(out["clock"], json!(["10:00", "1:05", "0:09.4", "1:02:03"]));
 
+    b.quit();
+    drop(driver);
+    rt.block_on(server.shutdown());
+}
+
+/// Two people in two browsers: one creates a listed friend game (the invite link is
+/// shown), the other joins it from the lobby's open games; a move travels across, a
+/// draw is offered and accepted, and both see the result.
+#[test]
+fn friends_in_two_browsers() {
+    let chromium = tool("CHROMIUM", "/usr/bin/chromium", "chromium");
+    let chromedriver = tool("CHROMEDRIVER", "/usr/bin/chromedriver", "chromium-driver");
+    let dir = tempfile::tempdir().expect("temp dir");
+    let rt = runtime();
+    let server = start_server(
+        &rt,
+        SocketAddr::from(([127, 0, 0, 1], 0)),
+        &dir.path().join("friends.db"),
+    );
+    let base = format!("http://{}", server.addr);
+    let driver = start_driver(&chromedriver);
+    let a = new_session(&driver, &chromium, &dir.path().join("profile-a"));
+    let b = new_session(&driver, &chromium, &dir.path().join("profile-b"));
+
+    a.goto(&format!("{base}/"));
+    a.wait_for("#play-friend");
+    a.click("#color option[value='red']");
+    a.click("#time option[value='5+3']");
+    a.click("#listed");
+    a.click("#play-friend");
+    a.wait_for("#invite-url");
+    let invite = a.script(
+        "return document.querySelector('#invite-url').value;",
+        json!([]),
+    );
+    let invite = invite.as_str().expect("invite link");
+    assert!(
+        invite.starts_with(&format!("{base}/game/")) && invite.contains("?seat="),
+        "{invite}"
+    );
+    let id = invite
+        .split("/game/")
+        .nth(1)
+        .and_then(|r| r.split('?').next())
+        .expect("game id")
+        .to_string();
+    assert_eq!(
+        a.script(
+            "return document.querySelector('.board-box').dataset.status;",
+            json!([])
+        ),
+        json!("waiting")
+    );
+
+    // The friend finds the game among the open games and takes the free seat.
+    b.goto(&format!("{base}/"));
+    let row = format!("#list-open li.game-row[data-id='{id}'] button.join");
+    b.wait(
+        "the open game in the lobby",
+        "return !!document.querySelector(arguments[0]);",
+        json!([row]),
+        Duration::from_secs(15),
+    );
+    b.click(&row);
+    b.wait_for(".board-box[data-status=live]");
+    a.wait_for(".board-box[data-status=live]");
+    assert_eq!(
+        a.script("return document.querySelector('#invite-url');", json!([])),
+        Value::Null,
+        "no invite link once the game runs"
+    );
+
+    // Red moves; Black sees it and is to move.
+    a.wait_for("#status.mine");
+    click_a_move(&a, Some(("c3", "c4")));
+    b.wait(
+        "Red's move on Black's board",
+        "return document.querySelectorAll('#moves td.ply').length === 1 && !!document.querySelector('#status.mine');",
+        json!([]),
+        Duration::from_secs(10),
+    );
+    let on_b = b.script(
+        "const e = document.querySelector(\".piece[data-sq='c4']\"); return e && e.dataset.piece;",
+        json!([]),
+    );
+    assert!(
+        on_b.as_str().is_some_and(|l| "ABNRCP".contains(l)),
+        "Black sees the revealed piece: {on_b}"
+    );
+
+    // Black offers a draw, Red accepts.
+    b.click("#offer-draw");
+    a.wait_for("#accept-draw");
+    a.click("#accept-draw");
+    for who in [&a, &b] {
+        who.wait_for("#result");
+        let r = who.script(
+            "const r = document.querySelector('#result'); return [r.dataset.result, r.dataset.reason];",
+            json!([]),
+        );
+        assert_eq!(r, json!(["1/2-1/2", "agreement"]));
+    }
+    for who in [&a, &b] {
+        let errors = who.console_errors();
+        assert!(errors.is_empty(), "the page logged errors: {errors:#?}");
+    }
+
+    a.quit();
     b.quit();
     drop(driver);
     rt.block_on(server.shutdown());
