@@ -279,11 +279,16 @@ export class BoardView {
     if (!g || !g.animate) return;
     const [fx, fy] = this.xy(from);
     const [tx, ty] = this.xy(to);
-    const slide = 220;
-    g.animate(
-      [{ transform: `translate(${fx}px, ${fy}px)` }, { transform: `translate(${tx}px, ${ty}px)` }],
-      { duration: slide, easing: 'ease-out' },
-    );
+    // A piece the user dropped on its square is already there: no slide back and forth.
+    const dropped = this.dropped && this.dropped.from === from && this.dropped.to === to;
+    this.dropped = null;
+    const slide = dropped ? 0 : 220;
+    if (slide) {
+      g.animate(
+        [{ transform: `translate(${fx}px, ${fy}px)` }, { transform: `translate(${tx}px, ${ty}px)` }],
+        { duration: slide, easing: 'ease-out' },
+      );
+    }
     this.pieceLayer.appendChild(g); // on top while it moves
     if (!reveal) return;
     const face = g.querySelector('.face');
@@ -301,7 +306,7 @@ export class BoardView {
     );
     const anim = back.animate(
       [{ transform: 'scaleX(1)' }, { transform: 'scaleX(1)', offset: slide / (slide + half) }, { transform: 'scaleX(0)' }],
-      { duration: slide + half, easing: 'ease-in' },
+      { duration: slide + half, easing: 'ease-in', fill: 'forwards' },
     );
     g.classList.add('revealing');
     anim.onfinish = () => {
@@ -390,6 +395,7 @@ export class BoardView {
     if (g) g.classList.remove('dragging');
     if (to && to !== drag.from && this.tryMove(drag.from, to)) {
       if (g) this.place(g, to); // stays where it was dropped until the server answers
+      this.dropped = { from: drag.from, to };
       return;
     }
     if (g) this.place(g, drag.from);

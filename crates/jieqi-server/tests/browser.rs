@@ -936,6 +936,18 @@ fn friends_in_two_browsers() {
         );
         assert_eq!(r, json!(["1/2-1/2", "agreement"]));
     }
+    // Anyone may watch: the same game as a spectator shows the result and the deal check.
+    b.goto(&format!("{base}/game/{id}"));
+    b.wait_for("#result");
+    b.wait_for("#verify.ok");
+    assert_eq!(
+        b.script(
+            "return document.querySelectorAll('#resign, #offer-draw, #rematch').length;",
+            json!([])
+        ),
+        json!(0),
+        "a spectator has no player buttons"
+    );
     for who in [&a, &b] {
         let errors = who.console_errors();
         assert!(errors.is_empty(), "the page logged errors: {errors:#?}");
