@@ -134,7 +134,8 @@ function kingSquare(board, color) {
 export function showGame(main, id, token) {
   let st = null; // the last `state` data, kept up to date by events
   let v = 0;
-  let receivedAt = performance.now();
+  let receivedAt = performance.now(); // when `st.clock` was received
+  let presenceAt = receivedAt; // when `st.players.*.away_ms` was received
   let ws = null;
   let backoff = 500;
   let connected = false;
@@ -203,6 +204,7 @@ export function showGame(main, id, token) {
       st = d;
       v = msg.v;
       receivedAt = performance.now();
+      presenceAt = receivedAt;
       pendingAnim = null;
       render();
       return;
@@ -227,7 +229,7 @@ export function showGame(main, id, token) {
       if (st) {
         st.players = d.players;
         st.spectators = d.spectators;
-        receivedAt = performance.now();
+        presenceAt = performance.now();
         renderSide();
       }
       return;
@@ -239,8 +241,8 @@ export function showGame(main, id, token) {
       return;
     }
     v = msg.v;
-    receivedAt = performance.now();
     if (msg.t === 'move') {
+      receivedAt = performance.now(); // the clock in this event is as of now
       st.moves.push(d.ply);
       for (const k of ['fen', 'turn', 'check', 'pools', 'legal', 'clock', 'status', 'draw_offer']) {
         if (k in d) st[k] = d[k];
@@ -362,7 +364,7 @@ export function showGame(main, id, token) {
       }
       const opp = st.players[them];
       if (opp.kind === 'human' && opp.joined && !opp.connected && opp.away_ms !== null) {
-        const away = opp.away_ms + (performance.now() - receivedAt);
+        const away = opp.away_ms + (performance.now() - presenceAt);
         if (away >= st.abandon_ms) {
           btns.push(h('button', { type: 'button', id: 'claim', onclick: () => send('claim_abandonment') }, t('claimWin')));
         }

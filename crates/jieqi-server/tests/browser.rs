@@ -560,6 +560,21 @@ fn play_the_engine_in_chromium() {
         "commitment shown: {commitment}"
     );
 
+    // Our clock runs (局时 counts down locally), the engine's does not.
+    let black_clock = b.text("#clock-black .game-time");
+    let red_clock = b.text("#clock-red .game-time");
+    b.wait(
+        "Red's clock to tick",
+        "return document.querySelector('#clock-red .game-time').textContent !== arguments[0];",
+        json!([red_clock]),
+        Duration::from_secs(5),
+    );
+    assert_eq!(b.text("#clock-black .game-time"), black_clock);
+    assert!(
+        black_clock.ends_with("10:00"),
+        "Black's clock: {black_clock}"
+    );
+
     // First move: the face-down pawn on a3 steps to a4 and is revealed.
     let (_, to) = click_a_move(&b, Some(("a3", "a4")));
     assert_eq!(to, "a4");
