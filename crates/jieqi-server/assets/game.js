@@ -2,7 +2,7 @@
 // a spectator; reconnects and resyncs by version.
 
 import { t, onLangChange, resultText } from './i18n.js';
-import { h, fmtClock, verifyCommitment, recall, remember } from './util.js';
+import { h, fmtClock, verifyCommitment, recall, remember, rememberSeat } from './util.js';
 import { BoardView, miniPiece, dealMap } from './board.js';
 import { parseBoard, boardsBefore, chineseMove, wxfMove, pieceChar } from './notation.js';
 
@@ -201,6 +201,9 @@ export function showGame(main, id, token) {
   function handle(msg) {
     const d = msg.d || {};
     if (msg.t === 'state') {
+      if (token && d.you !== 'spectator' && d.status !== 'finished' && (!st || st.game !== d.game)) {
+        rememberSeat(id, location.pathname + location.search);
+      }
       st = d;
       v = msg.v;
       receivedAt = performance.now();

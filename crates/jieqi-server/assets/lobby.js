@@ -1,7 +1,7 @@
 // The lobby: create a game (engine or friend), and the open / live / recent lists.
 
 import { t, onLangChange, resultText } from './i18n.js';
-import { h, api, recall, remember } from './util.js';
+import { h, api, recall, remember, rememberSeat, myGames } from './util.js';
 
 const TIMES = ['3+2', '5+3', '10+5', '15+10', '30+0', 'none'];
 const MOVE_TIMES = ['', '30', '60', '120', '300'];
@@ -65,6 +65,7 @@ export function showLobby(main) {
           // Without storage the invite link is only in the create response.
         }
       }
+      rememberSeat(res.id, res.url);
       location.href = res.url;
     } catch (e) {
       message = e.code === 'busy' ? t('engineBusy') : `${t('error')}: ${e.message}`;
@@ -75,6 +76,7 @@ export function showLobby(main) {
   async function joinOpen(id) {
     try {
       const res = await api('POST', `/api/games/${id}/join`);
+      rememberSeat(res.id, res.url);
       location.href = res.url;
     } catch (e) {
       message = `${t('error')}: ${e.message}`;
@@ -82,14 +84,17 @@ export function showLobby(main) {
     }
   }
 
-  const lists = { open: null, live: null, recent: null };
+  const lists = { open: null, live: null, recent: null, mine: [] };
 
   function gameRow(kind, g) {
     const players = h('span', { class: 'players' },
       h('span', { class: 'red-name' }, seatText(g.red)), ' – ', h('span', { class: 'black-name' }, seatText(g.black)));
     const info = h('span', { class: 'info' }, timeText(g), ' · ', `${t('plies')} ${g.plies}`);
     let action;
-    if (kind === 'open') {
+    if (kind === 'mine') {
+      const seatUrl = myGames().find((m) => m.id === g.id);
+      action = h('a', { href: seatUrl ? seatUrl.url : `/game/${g.id}`, class: 'button primary resume' }, t('resume'));
+    } else if (kind === 'open') {
       action = h('button', { type: 'button', class: 'join', onclick: () => joinOpen(g.id) }, t('join'));
     } else if (kind === 'live') {
       action = h('a', { href: `/game/${g.id}`, class: 'button watch' }, t('watch'));
@@ -132,6 +137,7 @@ export function showLobby(main) {
     );
     main.replaceChildren(h('div', { class: 'lobby' },
       form,
+      lists.mine.length ? listSection('mine', t('myGames')) : h('section', { id: 'list-mine', class: 'hidden' }),
       listSection('open', t('openGames')),
       listSection('live', t('liveGames')),
       listSection('recent', t('recentGames')),
@@ -147,11 +153,19 @@ export function showLobby(main) {
         lists[kind] = lists[kind] || [];
       }
     };
-    await Promise.all([load('open'), load('live'), load('recent')]);
+    // Our own seats in games not finished yet (a finished or forgotten game drops out).
+    const loadMine = async () => {
+      const found = await Promise.all(myGames().slice(0, 10).map((m) =>
+        api('GET', `/api/games/${m.id}`).catch(() => null)));
+      lists.mine = found.filter((g) => g && g.status !== 'finished');
+    };
+    await Promise.all([load('open'), load('live'), load('recent'), loadMine()]);
     // Redraw only the lists: the form keeps its unsaved choices.
-    for (const [kind, title] of [['open', 'openGames'], ['live', 'liveGames'], ['recent', 'recentGames']]) {
+    for (const [kind, title] of [['mine', 'myGames'], ['open', 'openGames'], ['live', 'liveGames'], ['recent', 'recentGames']]) {
       const old = main.querySelector(`#list-${kind}`);
-      if (old) old.replaceWith(listSection(kind, t(title)));
+      if (!old) continue;
+      if (kind === 'mine' && !lists.mine.length) old.replaceWith(h('section', { id: 'list-mine', class: 'hidden' }));
+      else old.replaceWith(listSection(kind, t(title)));
     }
   }
 

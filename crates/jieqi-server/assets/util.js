@@ -162,3 +162,22 @@ export function recall(key, fallback) {
     return fallback;
   }
 }
+
+const MINE_KEY = 'jieqi.mygames';
+
+/** Remember a seat link of ours (so the lobby can lead back to an unfinished game). */
+export function rememberSeat(id, url) {
+  const mine = myGames().filter((g) => g.id !== id);
+  mine.unshift({ id, url, at: Date.now() });
+  remember(MINE_KEY, JSON.stringify(mine.slice(0, 20)));
+}
+
+/** Our remembered seats, newest first: `[{id, url, at}]`. */
+export function myGames() {
+  try {
+    const list = JSON.parse(recall(MINE_KEY, '[]'));
+    return Array.isArray(list) ? list.filter((g) => g && typeof g.id === 'string' && typeof g.url === 'string') : [];
+  } catch (_) {
+    return [];
+  }
+}

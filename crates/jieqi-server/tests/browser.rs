@@ -599,6 +599,19 @@ fn play_the_engine_in_chromium() {
     // The engine replies.
     wait_plies(&b, 2);
 
+    // The lobby leads back to our unfinished game (the seat link is remembered).
+    b.goto(&format!("{base}/"));
+    let resume = format!("#list-mine li.game-row[data-id='{id}'] a.resume");
+    b.wait(
+        "our game under 'Your games'",
+        "return !!document.querySelector(arguments[0]);",
+        json!([resume]),
+        Duration::from_secs(10),
+    );
+    b.click(&resume);
+    b.wait_for("#status.mine");
+    assert_eq!(plies_shown(&b), 2, "the resumed game has its moves");
+
     // Hovering a face-down black piece shows the odds of each identity (pool / total).
     hover(&b, ".piece.black.down");
     b.wait_for("#odds:not(.hidden) .odds-row");
