@@ -145,6 +145,7 @@ export function showGame(main, id, token) {
   let notice = '';
   let hoverSq = null;
   let pendingAnim = null;
+  let browsing = null; // plies shown when looking back through the move list, null = live
 
   const boardBox = h('div', { class: 'board-box' });
   const tooltip = h('div', { class: 'tooltip hidden', id: 'odds' });
@@ -289,6 +290,23 @@ export function showGame(main, id, token) {
   function render() {
     if (!st) return;
     view.setFlipped(st.you === 'black');
+    if (browsing !== null && browsing >= st.moves.length) browsing = null;
+    if (browsing !== null) {
+      // An earlier position from the move list, as this viewer knew it: not playable.
+      const boards = boardsBefore(st.start_fen, st.moves);
+      const ply = browsing ? st.moves[browsing - 1] : null;
+      view.setPosition(boards[browsing], {
+        lastMove: ply ? { from: ply.from, to: ply.to } : null,
+        check: ply && ply.check ? kingSquare(boards[browsing], ply.color === 'red' ? 'black' : 'red') : null,
+      });
+      pendingAnim = null;
+      boardBox.dataset.browsing = String(browsing);
+      boardBox.dataset.turn = st.turn;
+      boardBox.dataset.status = st.status;
+      renderSide();
+      return;
+    }
+    delete boardBox.dataset.browsing;
     const board = parseBoard(st.fen);
     const last = st.moves.length ? st.moves[st.moves.length - 1] : null;
     const live = st.status === 'live';
@@ -430,11 +448,15 @@ export function showGame(main, id, token) {
     const capturedRow = (color) => h('div', { class: 'captured-row', dataset: { color } },
       h('span', { class: 'side-name' }, t(color)),
       h('span', {}, lost[color].length ? lost[color].map((l) => miniPiece(l, 20)) : h('span', { class: 'muted' }, '—')));
-    const list = moveTable(texts, st.moves, st.moves.length, null);
+    const list = moveTable(texts, st.moves, browsing === null ? st.moves.length : browsing, browse);
     side.replaceChildren(...[
       playerPanel(top),
       statusLine(),
       notice ? h('div', { class: 'notice', id: 'notice' }, notice) : null,
+      browsing !== null
+        ? h('button', { type: 'button', class: 'browsing', id: 'back-to-game', onclick: () => browse(null) },
+          `${t('viewing').replace('{n}', String(browsing))} · ${t('backToGame')}`)
+        : null,
       invite(),
       actions(),
       h('div', { class: 'card moves-card' },
@@ -497,8 +519,23 @@ export function showGame(main, id, token) {
     tooltip.style.top = `${e.clientY - wrap.top + 16}px`;
   }
 
+  // Look at an earlier position (n plies played), or back to the game (null).
+  function browse(n) {
+    browsing = n === null || n >= st.moves.length ? null : Math.max(0, n);
+    view.select(null);
+    render();
+  }
+
   document.addEventListener('keydown', (e) => {
-    if (e.key === 'Escape') view.select(null);
+    if (!st || (e.target && (e.target.tagName === 'INPUT' || e.target.tagName === 'SELECT'))) return;
+    const at = browsing === null ? st.moves.length : browsing;
+    if (e.key === 'Escape') {
+      view.select(null);
+      if (browsing !== null) browse(null);
+    } else if (e.key === 'ArrowLeft') browse(at - 1);
+    else if (e.key === 'ArrowRight') browse(at + 1);
+    else return;
+    e.preventDefault();
   });
   onLangChange(() => {
     render();

@@ -612,6 +612,22 @@ fn play_the_engine_in_chromium() {
     b.wait_for("#status.mine");
     assert_eq!(plies_shown(&b), 2, "the resumed game has its moves");
 
+    // Looking back: a click on the first move shows the position after it (a3 now
+    // occupied, our later moves undone), and the way back restores the game.
+    b.click("#moves td.ply[data-n='1']");
+    b.wait_for(".board-box[data-browsing='1']");
+    assert_eq!(
+        b.script(
+            "return document.querySelectorAll('.dest, .piece.down').length;",
+            json!([])
+        ),
+        json!(29),
+        "after ply 1: 29 face-down pieces, nothing playable"
+    );
+    b.click("#back-to-game");
+    b.wait_for(".board-box:not([data-browsing])");
+    b.wait_for("#status.mine");
+
     // Hovering a face-down black piece shows the odds of each identity (pool / total).
     hover(&b, ".piece.black.down");
     b.wait_for("#odds:not(.hidden) .odds-row");
