@@ -202,7 +202,9 @@ impl EnginePool {
 
     /// An evaluation, or [`Busy`] at once when every thread is taken.
     pub async fn evaluate(&self, pos: Position, budget: Duration) -> Result<Evaluation, Busy> {
-        let permit = Arc::clone(&self.permits).try_acquire_owned().map_err(|_| Busy)?;
+        let permit = Arc::clone(&self.permits)
+            .try_acquire_owned()
+            .map_err(|_| Busy)?;
         let engine = Arc::clone(&self.engine);
         tokio::task::spawn_blocking(move || {
             let _permit = permit;

@@ -74,7 +74,13 @@ fn letter(color: Color, role: Role) -> String {
 /// The ply `ply` (number `n`) as a receiver whose position before it was `before`
 /// sees it, with `captured` the identity of a captured face-down piece if that
 /// receiver may know it.
-pub fn ply_out(before: &Position, ply: &Ply, captured: Option<Role>, n: usize, meta: PlyMeta) -> PlyOut {
+pub fn ply_out(
+    before: &Position,
+    ply: &Ply,
+    captured: Option<Role>,
+    n: usize,
+    meta: PlyMeta,
+) -> PlyOut {
     let rv = jieqi_core::Reveals {
         mover: ply.reveals.mover,
         captured,
@@ -165,7 +171,11 @@ pub fn pools_out(pos: &Position) -> PoolsOut {
 
 /// The legal moves of `pos` as plain coordinate strings.
 pub fn legal_strings(pos: &Position) -> Vec<String> {
-    pos.legal_moves().as_slice().iter().map(ToString::to_string).collect()
+    pos.legal_moves()
+        .as_slice()
+        .iter()
+        .map(ToString::to_string)
+        .collect()
 }
 
 /// The end of the game: public to everyone.
@@ -289,7 +299,10 @@ mod tests {
         let deal = Deal::standard();
         let mut g = Game::new(deal, RuleSet::STANDARD);
         let mut vp = ViewerPositions::of(&g);
-        let meta = PlyMeta { at_ms: 1, clock_ms: None };
+        let meta = PlyMeta {
+            at_ms: 1,
+            clock_ms: None,
+        };
         // Red's face-down cannon from b2 takes black's face-down horse on b9.
         g.play_uci("b2b9").unwrap();
         let [red, black, spec] = vp.advance(&g, meta);
@@ -298,9 +311,23 @@ mod tests {
         assert_eq!(black.uci, "b2b9C");
         assert_eq!(black.captured.as_deref(), Some("x"));
         assert_eq!(spec, black);
-        assert_eq!(pools_out(vp.get(Viewer::RED)).known_captured.black.get(&'N'), Some(&1));
-        assert!(pools_out(vp.get(Viewer::Spectator)).known_captured.black.is_empty());
-        assert_eq!(pools_out(vp.get(Viewer::Spectator)).black.get(&'N'), Some(&2));
+        assert_eq!(
+            pools_out(vp.get(Viewer::RED))
+                .known_captured
+                .black
+                .get(&'N'),
+            Some(&1)
+        );
+        assert!(
+            pools_out(vp.get(Viewer::Spectator))
+                .known_captured
+                .black
+                .is_empty()
+        );
+        assert_eq!(
+            pools_out(vp.get(Viewer::Spectator)).black.get(&'N'),
+            Some(&2)
+        );
         for v in VIEWERS {
             assert_eq!(vp.get(v).fen(), g.view(v).fen());
             assert_eq!(plies_for(&g, v, &[meta])[0].uci, vp_uci(v));

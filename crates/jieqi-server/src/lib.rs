@@ -105,7 +105,9 @@ impl Registry {
     }
 
     fn shard(&self, id: &str) -> &Mutex<HashMap<String, mpsc::Sender<Cmd>>> {
-        let h = id.bytes().fold(0usize, |h, b| h.wrapping_mul(31).wrapping_add(usize::from(b)));
+        let h = id.bytes().fold(0usize, |h, b| {
+            h.wrapping_mul(31).wrapping_add(usize::from(b))
+        });
         &self.shards[h % self.shards.len()]
     }
 
@@ -129,7 +131,10 @@ impl Registry {
 
     /// Forgets a game (its task is ending).
     pub fn remove(&self, id: &str) {
-        self.shard(id).lock().unwrap_or_else(|p| p.into_inner()).remove(id);
+        self.shard(id)
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .remove(id);
     }
 
     /// Games in memory.
@@ -241,7 +246,10 @@ impl Shared {
         })
     }
 
-    fn spawn_game(self: &Arc<Shared>, stored: store::StoredGame) -> Result<mpsc::Sender<Cmd>, StoreError> {
+    fn spawn_game(
+        self: &Arc<Shared>,
+        stored: store::StoredGame,
+    ) -> Result<mpsc::Sender<Cmd>, StoreError> {
         let (tx, rx) = mpsc::channel(256);
         let id = stored.new.id.clone();
         let (entry, fresh) = self.registry.insert(&id, tx.clone());
@@ -260,7 +268,10 @@ impl Shared {
     }
 
     /// The task of game `id`, loading it from storage if needed.
-    pub async fn game(self: &Arc<Shared>, id: &str) -> Result<Option<mpsc::Sender<Cmd>>, StoreError> {
+    pub async fn game(
+        self: &Arc<Shared>,
+        id: &str,
+    ) -> Result<Option<mpsc::Sender<Cmd>>, StoreError> {
         if !util::is_game_id(id) {
             return Ok(None);
         }

@@ -1,5 +1,5 @@
 //! One module per subcommand group.
 
-pub mod perft;
 pub mod loadtest;
+pub mod perft;
 pub mod serve;
