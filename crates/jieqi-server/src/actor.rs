@@ -803,6 +803,7 @@ impl Actor {
         self.engine_thinking = true;
         // The engine sees only its own side's view.
         let pos = self.views.get(Viewer::Player(color)).clone();
+        let history = self.views.history(Viewer::Player(color)).to_vec();
         let plies = self.game.plies().len();
         let mut budget = Duration::from_millis(150 * u64::from(level));
         if let Some(c) = &self.clock {
@@ -815,7 +816,7 @@ impl Actor {
         }
         let engines = self.shared.engines.clone();
         tokio::spawn(async move {
-            let mv = engines.choose(pos, level, budget).await;
+            let mv = engines.choose(pos, level, budget, history).await;
             let _ = me.send(Cmd::EngineMove { plies, mv }).await;
         });
     }

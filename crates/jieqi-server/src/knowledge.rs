@@ -234,14 +234,27 @@ pub fn outcome_text(o: Outcome) -> String {
     }
 }
 
-/// The three viewers' positions, kept move by move.
+/// The three viewers' positions, kept move by move, with the hashes of their earlier
+/// positions (what an engine playing that side may use for repetitions).
 #[derive(Clone, Debug)]
-pub struct ViewerPositions(pub [Position; 3]);
+pub struct ViewerPositions(pub [Position; 3], pub [Vec<u64>; 3]);
 
 impl ViewerPositions {
     /// The current positions of `game` for each served viewer.
     pub fn of(game: &Game) -> ViewerPositions {
-        ViewerPositions(VIEWERS.map(|v| game.view(v).position()))
+        let n = game.plies().len();
+        ViewerPositions(
+            VIEWERS.map(|v| game.view(v).position()),
+            VIEWERS.map(|v| {
+                let view = game.view(v);
+                (0..n).map(|i| view.position_after(i).hash()).collect()
+            }),
+        )
+    }
+
+    /// The hashes of `v`'s earlier positions, oldest first.
+    pub fn history(&self, v: Viewer) -> &[u64] {
+        &self.1[viewer_index(v)]
     }
 
     /// The position of `v`.
@@ -257,6 +270,7 @@ impl ViewerPositions {
         for (i, v) in VIEWERS.iter().enumerate() {
             let rv = game.view(*v).reveals(ply);
             outs.push(ply_out(&self.0[i], ply, rv.captured, n, meta));
+            self.1[i].push(self.0[i].hash());
             self.0[i].play_unchecked(ply.mv, rv);
         }
         let [a, b, c]: [PlyOut; 3] = outs.try_into().expect("three viewers");

@@ -44,6 +44,8 @@ pub struct Config {
     pub engine_threads: usize,
     /// Absence after which the opponent may claim the game (ms).
     pub abandon_ms: u64,
+    /// Which engine plays engine games.
+    pub engine: EngineKind,
     /// Messages per second a connection may send (sustained).
     pub rate_per_sec: f64,
     /// Messages a connection may send in a burst.
@@ -58,8 +60,29 @@ impl Default for Config {
             sync: store::SyncMode::Full,
             engine_threads: 1,
             abandon_ms: 60_000,
+            engine: EngineKind::Search,
             rate_per_sec: ws::RATE_PER_SEC,
             rate_burst: ws::RATE_BURST,
+        }
+    }
+}
+
+/// The engine of engine games.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum EngineKind {
+    /// The project's search engine (`jieqi_engine`).
+    Search,
+    /// The built-in one-ply greedy player (fast; for tests and load tests).
+    Greedy,
+}
+
+impl EngineKind {
+    /// Parses `search` / `greedy`.
+    pub fn parse(s: &str) -> Option<EngineKind> {
+        match s {
+            "search" => Some(EngineKind::Search),
+            "greedy" => Some(EngineKind::Greedy),
+            _ => None,
         }
     }
 }
@@ -316,7 +339,11 @@ impl Server {
             store::SqliteStore::open(&config.db, config.sync)
                 .map_err(|e| StartError(format!("{}: {e}", config.db.display())))?,
         );
-        let engines = EnginePool::new(Arc::new(engine::GreedyEngine), config.engine_threads);
+        let engine: Arc<dyn engine::Engine> = match config.engine {
+            EngineKind::Search => Arc::new(engine::SearchEngine::new(16)),
+            EngineKind::Greedy => Arc::new(engine::GreedyEngine),
+        };
+        let engines = EnginePool::new(engine, config.engine_threads);
         let shared = Shared::new(config.clone(), sqlite.clone(), engines);
         let resumed = shared
             .resume_unfinished()

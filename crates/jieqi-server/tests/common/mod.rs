@@ -24,6 +24,7 @@ pub async fn start_with(abandon_ms: u64, rate: f64) -> (Server, tempfile::TempDi
         sync: SyncMode::Normal,
         engine_threads: 1,
         abandon_ms,
+        engine: jieqi_server::EngineKind::Search,
         rate_per_sec: rate,
         rate_burst: 2.0 * rate,
     };
