@@ -20,16 +20,24 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
 }
 
 fn main() {
-    let root = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets it")).join("assets");
+    let root =
+        PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets it")).join("assets");
     println!("cargo:rerun-if-changed={}", root.display());
     let mut files = Vec::new();
     walk(&root, &mut files);
-    let mut code = String::from("/// Embedded UI files: (path under assets/, contents).\npub static FILES: &[(&str, &[u8])] = &[\n");
+    let mut code = String::from(
+        "/// Embedded UI files: (path under assets/, contents).\npub static FILES: &[(&str, &[u8])] = &[\n",
+    );
     for f in &files {
         println!("cargo:rerun-if-changed={}", f.display());
         let rel = f.strip_prefix(&root).expect("under root");
         let rel = rel.to_string_lossy().replace('\\', "/");
-        writeln!(code, "    ({rel:?}, include_bytes!({:?})),", f.display().to_string()).expect("write to string");
+        writeln!(
+            code,
+            "    ({rel:?}, include_bytes!({:?})),",
+            f.display().to_string()
+        )
+        .expect("write to string");
     }
     code.push_str("];\n");
     let out = PathBuf::from(std::env::var("OUT_DIR").expect("cargo sets it")).join("assets.rs");

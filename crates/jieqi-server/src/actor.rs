@@ -14,7 +14,7 @@ use tokio::time::{Instant, sleep_until};
 
 use crate::clock::{Clock, Flagged, TimeControl};
 use crate::knowledge::{
-    self, EndOut, PlyMeta, PlyOut, PoolsOut, SeatOut, ViewerPositions, VIEWERS, viewer_index,
+    self, EndOut, PlyMeta, PlyOut, PoolsOut, SeatOut, VIEWERS, ViewerPositions, viewer_index,
 };
 use crate::protocol::{self, ClientIn, ProtoError};
 use crate::store::{FinishRecord, MoveRecord, NewGame, StoreError, StoredGame, Write};
@@ -161,7 +161,9 @@ fn corrupt(id: &str, why: impl Into<String>) -> StoreError {
 }
 
 /// The referee's game of a stored game, with each ply's time and clock.
-pub fn replay_stored(s: &StoredGame) -> Result<(Game, Vec<PlyMeta>, Option<TimeControl>), StoreError> {
+pub fn replay_stored(
+    s: &StoredGame,
+) -> Result<(Game, Vec<PlyMeta>, Option<TimeControl>), StoreError> {
     let id = &s.new.id;
     let deal = Deal::parse(&s.new.deal).map_err(|e| corrupt(id, e.to_string()))?;
     let rules = rules_of(&s.new.rules, &s.new.captured_identity)
@@ -242,7 +244,8 @@ impl Actor {
             red: seat(&s.new.seats.red),
             black: seat(&s.new.seats.black),
         };
-        let away_since = ByColor::new_with(|c| (seats[c].engine.is_none() && seats[c].joined).then_some(now));
+        let away_since =
+            ByColor::new_with(|c| (seats[c].engine.is_none() && seats[c].joined).then_some(now));
         let version = 1 + game.plies().len() as u64 + u64::from(game.outcome().is_some());
         Ok(Actor {
             shared,
@@ -377,14 +380,21 @@ impl Actor {
         }
     }
 
-    async fn join(&mut self, conn: u64, token: Option<String>, outbox: Outbox) -> Result<(), ProtoError> {
+    async fn join(
+        &mut self,
+        conn: u64,
+        token: Option<String>,
+        outbox: Outbox,
+    ) -> Result<(), ProtoError> {
         let viewer = match token.as_deref() {
             None | Some("") => Viewer::Spectator,
             Some(t) => Color::ALL
                 .into_iter()
                 .find(|&c| self.seats[c].engine.is_none() && same_secret(&self.seats[c].token, t))
                 .map(Viewer::Player)
-                .ok_or_else(|| ProtoError::new("bad_token", "this token holds no seat in this game"))?,
+                .ok_or_else(|| {
+                    ProtoError::new("bad_token", "this token holds no seat in this game")
+                })?,
         };
         self.conns.insert(conn, Conn { viewer, outbox });
         let mut started = false;
@@ -392,7 +402,9 @@ impl Actor {
             self.away_since[c] = None;
             if !self.seats[c].joined {
                 self.seats[c].joined = true;
-                if self.status == Status::Waiting && Color::ALL.iter().all(|&c| self.seats[c].joined) {
+                if self.status == Status::Waiting
+                    && Color::ALL.iter().all(|&c| self.seats[c].joined)
+                {
                     self.status = Status::Live;
                     if let Some(clock) = &mut self.clock {
                         clock.start(self.game.turn(), Instant::now());
@@ -435,7 +447,13 @@ impl Actor {
         }
     }
 
-    async fn client(&mut self, conn: u64, viewer: Viewer, msg: ClientIn, v: Option<u64>) -> Result<(), ProtoError> {
+    async fn client(
+        &mut self,
+        conn: u64,
+        viewer: Viewer,
+        msg: ClientIn,
+        v: Option<u64>,
+    ) -> Result<(), ProtoError> {
         if let ClientIn::Sync = msg {
             let text = self.state_message(viewer);
             self.send(conn, text.into());
@@ -455,15 +473,22 @@ impl Actor {
                 {
                     return Err(ProtoError::new(
                         "stale_version",
-                        format!("your board is version {v}, the game is at {}: sync first", self.version),
+                        format!(
+                            "your board is version {v}, the game is at {}: sync first",
+                            self.version
+                        ),
                     ));
                 }
-                let u = UciMove::parse(&uci).map_err(|e| ProtoError::new("bad_move", e.to_string()))?;
+                let u =
+                    UciMove::parse(&uci).map_err(|e| ProtoError::new("bad_move", e.to_string()))?;
                 // Suffix letters are ignored: checking them against the deal would
                 // tell the sender whether a guessed identity is right.
                 let m = u.to_plain();
                 if !self.views.get(viewer).is_legal(m) {
-                    return Err(ProtoError::new("illegal_move", format!("{m} is not a legal move here")));
+                    return Err(ProtoError::new(
+                        "illegal_move",
+                        format!("{m} is not a legal move here"),
+                    ));
                 }
                 self.play(me, m).await
             }
@@ -479,7 +504,11 @@ impl Actor {
                 self.require_live()?;
                 match self.draw_offer {
                     Some(c) if c == !me => {
-                        return self.finish(Outcome::Draw { reason: Reason::Agreement }).await;
+                        return self
+                            .finish(Outcome::Draw {
+                                reason: Reason::Agreement,
+                            })
+                            .await;
                     }
                     Some(_) => return Ok(()),
                     None => {}
@@ -496,13 +525,22 @@ impl Actor {
             ClientIn::AcceptDraw => {
                 self.require_live()?;
                 if self.draw_offer != Some(!me) {
-                    return Err(ProtoError::new("no_draw_offer", "your opponent has not offered a draw"));
+                    return Err(ProtoError::new(
+                        "no_draw_offer",
+                        "your opponent has not offered a draw",
+                    ));
                 }
-                self.finish(Outcome::Draw { reason: Reason::Agreement }).await
+                self.finish(Outcome::Draw {
+                    reason: Reason::Agreement,
+                })
+                .await
             }
             ClientIn::DeclineDraw => {
                 if self.draw_offer != Some(!me) || self.status != Status::Live {
-                    return Err(ProtoError::new("no_draw_offer", "your opponent has not offered a draw"));
+                    return Err(ProtoError::new(
+                        "no_draw_offer",
+                        "your opponent has not offered a draw",
+                    ));
                 }
                 self.draw_offer = None;
                 self.draw_event(None, Some(me));
@@ -513,7 +551,10 @@ impl Actor {
                 self.require_live()?;
                 let them = !me;
                 let gone = self.seats[them].engine.is_none()
-                    && !self.conns.values().any(|c| c.viewer == Viewer::Player(them))
+                    && !self
+                        .conns
+                        .values()
+                        .any(|c| c.viewer == Viewer::Player(them))
                     && self.away_since[them].is_some_and(|t| {
                         t.elapsed() >= Duration::from_millis(self.shared.config.abandon_ms)
                     });
@@ -532,7 +573,10 @@ impl Actor {
                 })
                 .await
             }
-            ClientIn::Join { .. } => Err(ProtoError::new("already_joined", "this connection has joined a game")),
+            ClientIn::Join { .. } => Err(ProtoError::new(
+                "already_joined",
+                "this connection has joined a game",
+            )),
             ClientIn::Ping { .. } | ClientIn::Sync => Ok(()),
         }
     }
@@ -540,7 +584,10 @@ impl Actor {
     fn require_live(&self) -> Result<(), ProtoError> {
         match self.status {
             Status::Live => Ok(()),
-            Status::Waiting => Err(ProtoError::new("not_started", "the game has not started: a seat is still free")),
+            Status::Waiting => Err(ProtoError::new(
+                "not_started",
+                "the game has not started: a seat is still free",
+            )),
             Status::Finished => Err(ProtoError::new("game_over", "the game is over")),
         }
     }
@@ -580,7 +627,10 @@ impl Actor {
         if let Err(e) = self.shared.store.write(write).await {
             tracing::error!(game = %self.id, "cannot store move {m}: {e}");
             self.game = backup;
-            return Err(ProtoError::new("internal", "the move could not be stored; it was not played"));
+            return Err(ProtoError::new(
+                "internal",
+                "the move could not be stored; it was not played",
+            ));
         }
         if let (Some(c), Some(_)) = (clock.as_mut(), outcome) {
             c.stop(now);
@@ -637,7 +687,10 @@ impl Actor {
         };
         if let Err(e) = self.shared.store.write(w).await {
             tracing::error!(game = %self.id, "cannot store the end: {e}");
-            return Err(ProtoError::new("internal", "the result could not be stored"));
+            return Err(ProtoError::new(
+                "internal",
+                "the result could not be stored",
+            ));
         }
         let _ = self.game.finish(o);
         if let Some(c) = &mut self.clock {
@@ -652,10 +705,17 @@ impl Actor {
 
     async fn rematch(&mut self, conn: u64, me: Color) -> Result<(), ProtoError> {
         if self.status != Status::Finished {
-            return Err(ProtoError::new("not_over", "a rematch is possible after the end"));
+            return Err(ProtoError::new(
+                "not_over",
+                "a rematch is possible after the end",
+            ));
         }
         if self.rematch.is_some() {
-            let text = protocol::envelope("rematch", self.version, self.rematch_out(Viewer::Player(me)));
+            let text = protocol::envelope(
+                "rematch",
+                self.version,
+                self.rematch_out(Viewer::Player(me)),
+            );
             self.send(conn, text.into());
             return Ok(());
         }
@@ -676,11 +736,9 @@ impl Actor {
                 listed: false,
                 rematch_of: Some(self.id.clone()),
             };
-            let created = self
-                .shared
-                .create_game(opts)
-                .await
-                .map_err(|e| ProtoError::new("internal", format!("cannot create the rematch: {e}")))?;
+            let created = self.shared.create_game(opts).await.map_err(|e| {
+                ProtoError::new("internal", format!("cannot create the rematch: {e}"))
+            })?;
             if let Err(e) = self
                 .shared
                 .store
@@ -745,6 +803,7 @@ impl Actor {
         self.engine_thinking = true;
         // The engine sees only its own side's view.
         let pos = self.views.get(Viewer::Player(color)).clone();
+        let history = self.views.history(Viewer::Player(color)).to_vec();
         let plies = self.game.plies().len();
         let mut budget = Duration::from_millis(150 * u64::from(level));
         if let Some(c) = &self.clock {
@@ -757,7 +816,7 @@ impl Actor {
         }
         let engines = self.shared.engines.clone();
         tokio::spawn(async move {
-            let mv = engines.choose(pos, level, budget).await;
+            let mv = engines.choose(pos, level, budget, history).await;
             let _ = me.send(Cmd::EngineMove { plies, mv }).await;
         });
     }
@@ -779,9 +838,14 @@ impl Actor {
         let now = Instant::now();
         let seat = |c: Color| {
             let s = &self.seats[c];
-            let connected = s.engine.is_some() || self.conns.values().any(|x| x.viewer == Viewer::Player(c));
+            let connected =
+                s.engine.is_some() || self.conns.values().any(|x| x.viewer == Viewer::Player(c));
             SeatOut {
-                kind: if s.engine.is_some() { "engine" } else { "human" },
+                kind: if s.engine.is_some() {
+                    "engine"
+                } else {
+                    "human"
+                },
                 level: s.engine,
                 joined: s.joined,
                 connected,
@@ -799,7 +863,10 @@ impl Actor {
     }
 
     fn spectators(&self) -> usize {
-        self.conns.values().filter(|c| c.viewer == Viewer::Spectator).count()
+        self.conns
+            .values()
+            .filter(|c| c.viewer == Viewer::Spectator)
+            .count()
     }
 
     fn legal_for(&self, v: Viewer) -> Vec<String> {
@@ -842,7 +909,9 @@ impl Actor {
             clock: self.clock_out(),
             draw_offer: self.draw_offer.map(Color::name),
             rematch: (self.status == Status::Finished
-                && (self.rematch.is_some() || self.rematch_offers.red || self.rematch_offers.black))
+                && (self.rematch.is_some()
+                    || self.rematch_offers.red
+                    || self.rematch_offers.black))
                 .then(|| self.rematch_out(v)),
             end: knowledge::end_out(&self.game, &self.salt, &self.commitment),
         };
@@ -883,7 +952,9 @@ impl Actor {
         let mut dead = Vec::new();
         for (id, c) in &self.conns {
             let i = viewer_index(c.viewer);
-            let text = cache[i].get_or_insert_with(|| build(self, VIEWERS[i]).into()).clone();
+            let text = cache[i]
+                .get_or_insert_with(|| build(self, VIEWERS[i]).into())
+                .clone();
             if c.outbox.try_send(text).is_err() {
                 dead.push(*id);
             }
@@ -938,7 +1009,13 @@ impl Actor {
 }
 
 /// A new game's seats and tokens, for [`Shared::create_game`].
-pub fn new_game_record(id: &str, opts: &GameOptions, tokens: &ByColor<String>, deal: &Deal, salt: &str) -> NewGame {
+pub fn new_game_record(
+    id: &str,
+    opts: &GameOptions,
+    tokens: &ByColor<String>,
+    deal: &Deal,
+    salt: &str,
+) -> NewGame {
     NewGame {
         id: id.to_string(),
         created_ms: now_ms(),

@@ -50,7 +50,12 @@ impl HttpResponse {
 }
 
 /// One HTTP/1.1 request (`Connection: close`).
-pub async fn http(addr: SocketAddr, method: &str, path: &str, body: Option<&str>) -> Result<HttpResponse, ClientError> {
+pub async fn http(
+    addr: SocketAddr,
+    method: &str,
+    path: &str,
+    body: Option<&str>,
+) -> Result<HttpResponse, ClientError> {
     let mut s = TcpStream::connect(addr).await?;
     let body = body.unwrap_or("");
     let req = format!(
@@ -74,7 +79,9 @@ pub async fn http(addr: SocketAddr, method: &str, path: &str, body: Option<&str>
     let header = |name: &str| {
         head.lines().skip(1).find_map(|l| {
             let (k, v) = l.split_once(':')?;
-            k.trim().eq_ignore_ascii_case(name).then(|| v.trim().to_string())
+            k.trim()
+                .eq_ignore_ascii_case(name)
+                .then(|| v.trim().to_string())
         })
     };
     if header("transfer-encoding").is_some_and(|v| v.eq_ignore_ascii_case("chunked")) {
@@ -159,7 +166,8 @@ impl WsClient {
                 None => return Err(ClientError::Closed),
                 Some(Err(e)) => return Err(e.into()),
                 Some(Ok(Message::Text(t))) => {
-                    let v: Value = serde_json::from_str(&t).map_err(|e| ClientError::Bad(e.to_string()))?;
+                    let v: Value =
+                        serde_json::from_str(&t).map_err(|e| ClientError::Bad(e.to_string()))?;
                     if self.keep_log {
                         self.log.push(v.clone());
                     }

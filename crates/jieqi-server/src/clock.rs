@@ -22,7 +22,9 @@ pub struct TimeControl {
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum TimeControlError {
     /// Not `M+S`, `M` or `none`.
-    #[error("time {0:?}: expected \"M+S\" (minutes + seconds increment, e.g. \"10+5\"), \"M\" or \"none\"")]
+    #[error(
+        "time {0:?}: expected \"M+S\" (minutes + seconds increment, e.g. \"10+5\"), \"M\" or \"none\""
+    )]
     Syntax(String),
     /// Minutes out of range.
     #[error("time {0:?}: minutes must be 1 to 180")]
@@ -213,7 +215,10 @@ mod tests {
         assert_eq!(tc.increment_ms, 5_000);
         assert_eq!(tc.move_ms, Some(60_000));
         assert_eq!(tc.text(), "10+5");
-        assert_eq!(TimeControl::parse("3", None).unwrap().unwrap().text(), "3+0");
+        assert_eq!(
+            TimeControl::parse("3", None).unwrap().unwrap().text(),
+            "3+0"
+        );
         assert_eq!(TimeControl::parse("none", None).unwrap(), None);
         assert!(TimeControl::parse("none", Some(30)).is_err());
         assert!(TimeControl::parse("0+5", None).is_err());
@@ -245,12 +250,21 @@ mod tests {
     #[test]
     fn game_time_runs_out_before_step_time() {
         let tc = TimeControl::parse("1+0", Some(600)).unwrap().unwrap();
-        let mut c = Clock::restored(tc, ByColor { red: 3_000, black: 60_000 });
+        let mut c = Clock::restored(
+            tc,
+            ByColor {
+                red: 3_000,
+                black: 60_000,
+            },
+        );
         let t0 = Instant::now();
         c.start(Color::Red, t0);
         assert_eq!(c.deadline().unwrap().1, t0 + Duration::from_secs(3));
         assert_eq!(c.flagged(t0 + Duration::from_millis(2_999)), None);
-        assert_eq!(c.flagged(t0 + Duration::from_secs(3)), Some(Flagged(Color::Red)));
+        assert_eq!(
+            c.flagged(t0 + Duration::from_secs(3)),
+            Some(Flagged(Color::Red))
+        );
         c.stop(t0 + Duration::from_secs(1));
         assert_eq!(c.stored().red, 2_000);
         assert_eq!(c.running(), None);

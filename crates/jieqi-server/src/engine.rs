@@ -26,8 +26,9 @@ pub trait Engine: Send + Sync + 'static {
     /// A short name (shown with evaluations).
     fn name(&self) -> &str;
     /// The move to play at `level` (1 = weakest) within about `budget`; `None` only
-    /// when there is no legal move.
-    fn choose(&self, pos: &Position, level: u8, budget: Duration) -> Option<Move>;
+    /// when there is no legal move. `history` holds the hashes of the earlier
+    /// positions of the game as this side knew them, oldest first (for repetitions).
+    fn choose(&self, pos: &Position, level: u8, budget: Duration, history: &[u64]) -> Option<Move>;
     /// Evaluates the position for the side to move.
     fn evaluate(&self, pos: &Position, budget: Duration) -> Evaluation;
 }
@@ -133,7 +134,13 @@ impl Engine for GreedyEngine {
         "greedy"
     }
 
-    fn choose(&self, pos: &Position, level: u8, _budget: Duration) -> Option<Move> {
+    fn choose(
+        &self,
+        pos: &Position,
+        level: u8,
+        _budget: Duration,
+        _history: &[u64],
+    ) -> Option<Move> {
         let moves = pos.legal_moves();
         if moves.is_empty() {
             return None;
@@ -158,6 +165,81 @@ impl Engine for GreedyEngine {
                 depth: 1,
             },
         }
+    }
+}
+
+/// The project's search engine (`jieqi_engine`): level 1–8 maps to skill levels
+/// 0–20, the move time to the budget the game allows. Engines (each with its own
+/// transposition table) are reused between moves.
+pub struct SearchEngine {
+    idle: std::sync::Mutex<Vec<jieqi_engine::Engine>>,
+    hash_mb: usize,
+}
+
+impl SearchEngine {
+    /// Engines with `hash_mb` MiB of table each.
+    pub fn new(hash_mb: usize) -> SearchEngine {
+        SearchEngine {
+            idle: std::sync::Mutex::new(Vec::new()),
+            hash_mb,
+        }
+    }
+
+    fn with_engine<T>(&self, skill: u8, f: impl FnOnce(&mut jieqi_engine::Engine) -> T) -> T {
+        let taken = self.idle.lock().ok().and_then(|mut v| v.pop());
+        let mut e = taken.unwrap_or_else(|| {
+            jieqi_engine::Engine::new(jieqi_engine::Options {
+                hash_mb: self.hash_mb,
+                ..jieqi_engine::Options::default()
+            })
+        });
+        let mut opts = e.options().clone();
+        opts.skill_level = skill;
+        opts.threads = 1;
+        e.set_options(opts);
+        e.new_game();
+        e.clear_stop();
+        let r = f(&mut e);
+        if let Ok(mut v) = self.idle.lock() {
+            v.push(e);
+        }
+        r
+    }
+}
+
+/// Skill level 0–20 of a server level 1–8.
+pub fn skill_of(level: u8) -> u8 {
+    match level {
+        0 | 1 => 0,
+        8.. => 20,
+        l => (l - 1) * 3,
+    }
+}
+
+impl Engine for SearchEngine {
+    fn name(&self) -> &str {
+        "jieqi-engine"
+    }
+
+    fn choose(&self, pos: &Position, level: u8, budget: Duration, history: &[u64]) -> Option<Move> {
+        let limits = jieqi_engine::Limits::movetime(budget.max(Duration::from_millis(20)));
+        self.with_engine(skill_of(level), |e| e.search(pos, &limits, history).map(|r| r.best))
+    }
+
+    fn evaluate(&self, pos: &Position, budget: Duration) -> Evaluation {
+        let limits = jieqi_engine::Limits::movetime(budget);
+        self.with_engine(20, |e| match e.search(pos, &limits, &[]) {
+            None => Evaluation { score_cp: None, best: None, depth: 0 },
+            Some(r) => Evaluation {
+                score_cp: Some(match r.score {
+                    jieqi_engine::Score::Cp(c) => c,
+                    jieqi_engine::Score::Mate(m) if m > 0 => 100_000 - m,
+                    jieqi_engine::Score::Mate(m) => -100_000 - m,
+                }),
+                best: Some(r.best),
+                depth: r.depth,
+            },
+        })
     }
 }
 
@@ -188,12 +270,18 @@ impl EnginePool {
     }
 
     /// The engine's move (waits for a free thread).
-    pub async fn choose(&self, pos: Position, level: u8, budget: Duration) -> Option<Move> {
+    pub async fn choose(
+        &self,
+        pos: Position,
+        level: u8,
+        budget: Duration,
+        history: Vec<u64>,
+    ) -> Option<Move> {
         let permit = Arc::clone(&self.permits).acquire_owned().await.ok()?;
         let engine = Arc::clone(&self.engine);
         tokio::task::spawn_blocking(move || {
             let _permit = permit;
-            engine.choose(&pos, level, budget)
+            engine.choose(&pos, level, budget, &history)
         })
         .await
         .ok()
@@ -202,7 +290,9 @@ impl EnginePool {
 
     /// An evaluation, or [`Busy`] at once when every thread is taken.
     pub async fn evaluate(&self, pos: Position, budget: Duration) -> Result<Evaluation, Busy> {
-        let permit = Arc::clone(&self.permits).try_acquire_owned().map_err(|_| Busy)?;
+        let permit = Arc::clone(&self.permits)
+            .try_acquire_owned()
+            .map_err(|_| Busy)?;
         let engine = Arc::clone(&self.engine);
         tokio::task::spawn_blocking(move || {
             let _permit = permit;
@@ -218,17 +308,32 @@ mod tests {
     use super::*;
 
     #[test]
+    fn search_engine_plays_legal_moves_at_every_level() {
+        let e = SearchEngine::new(1);
+        let start = Position::start();
+        for level in [1, 4, 8] {
+            let m = e.choose(&start, level, Duration::from_millis(30), &[]).unwrap();
+            assert!(start.is_legal(m));
+        }
+        let pos = Position::from_fen("3k5/9/r8/9/9/R8/9/9/9/4K4 w - - 0 1").unwrap();
+        let ev = e.evaluate(&pos, Duration::from_millis(50));
+        assert!(ev.best.is_some_and(|m| pos.is_legal(m)));
+        assert_eq!(skill_of(1), 0);
+        assert_eq!(skill_of(8), 20);
+    }
+
+    #[test]
     fn greedy_takes_a_free_rook_and_plays_only_legal_moves() {
         // Red rook on a5 can take an undefended black rook on a8.
         let pos = Position::from_fen("3k5/9/r8/9/9/R8/9/9/9/4K4 w - - 0 1").unwrap();
         let e = GreedyEngine;
         assert_eq!(
-            e.choose(&pos, 5, Duration::ZERO).map(|m| m.to_string()),
+            e.choose(&pos, 5, Duration::ZERO, &[]).map(|m| m.to_string()),
             Some("a4a7".to_string())
         );
         let start = Position::start();
         for level in 1..=3 {
-            let m = e.choose(&start, level, Duration::ZERO).unwrap();
+            let m = e.choose(&start, level, Duration::ZERO, &[]).unwrap();
             assert!(start.is_legal(m));
         }
         let ev = e.evaluate(&pos, Duration::ZERO);

@@ -148,37 +148,53 @@ struct CreateResp {
 fn random_color() -> Color {
     let mut b = [0u8; 1];
     getrandom::fill(&mut b).expect("the operating system's random generator failed");
-    if b[0] & 1 == 0 { Color::Red } else { Color::Black }
+    if b[0] & 1 == 0 {
+        Color::Red
+    } else {
+        Color::Black
+    }
 }
 
 fn parse_create(body: &[u8]) -> Result<(GameOptions, Color), ApiError> {
     let req: CreateReq = if body.iter().all(u8::is_ascii_whitespace) {
         CreateReq::default()
     } else {
-        serde_json::from_slice(body).map_err(|e| ApiError::BadRequest(format!("request body: {e}")))?
+        serde_json::from_slice(body)
+            .map_err(|e| ApiError::BadRequest(format!("request body: {e}")))?
     };
     let engine = match req.opponent.as_deref().unwrap_or("engine") {
         "engine" => true,
         "friend" => false,
-        o => return Err(ApiError::BadRequest(format!("opponent {o:?}: expected \"engine\" or \"friend\""))),
+        o => {
+            return Err(ApiError::BadRequest(format!(
+                "opponent {o:?}: expected \"engine\" or \"friend\""
+            )));
+        }
     };
     let level = req.level.unwrap_or(3);
     if !(1..=8).contains(&level) {
-        return Err(ApiError::BadRequest(format!("level {level}: expected 1 to 8")));
+        return Err(ApiError::BadRequest(format!(
+            "level {level}: expected 1 to 8"
+        )));
     }
     let me = match req.color.as_deref().unwrap_or("random") {
         "random" => random_color(),
         c => match c {
             "red" => Color::Red,
             "black" => Color::Black,
-            _ => return Err(ApiError::BadRequest(format!("color {c:?}: expected red, black or random"))),
+            _ => {
+                return Err(ApiError::BadRequest(format!(
+                    "color {c:?}: expected red, black or random"
+                )));
+            }
         },
     };
     let tc = TimeControl::parse(req.time.as_deref().unwrap_or("10+5"), req.move_time)
         .map_err(|e| ApiError::BadRequest(e.to_string()))?;
-    let mut rules = RuleSet::by_name(req.rules.as_deref().unwrap_or("standard")).ok_or_else(|| {
-        ApiError::BadRequest("rules: expected \"standard\" or \"tournament\"".into())
-    })?;
+    let mut rules =
+        RuleSet::by_name(req.rules.as_deref().unwrap_or("standard")).ok_or_else(|| {
+            ApiError::BadRequest("rules: expected \"standard\" or \"tournament\"".into())
+        })?;
     if let Some(ci) = &req.captured_identity {
         rules.captured_identity = CapturedIdentity::parse(ci).ok_or_else(|| {
             ApiError::BadRequest("captured_identity: expected capturer, nobody or everyone".into())
@@ -211,8 +227,14 @@ async fn create(State(shared): State<Arc<Shared>>, body: Bytes) -> Result<Respon
     Ok((StatusCode::CREATED, Json(resp)).into_response())
 }
 
-async fn join(State(shared): State<Arc<Shared>>, Path(id): Path<String>) -> Result<Response, ApiError> {
-    let tx = shared.game(&id).await?.ok_or_else(|| ApiError::NoGame(id.clone()))?;
+async fn join(
+    State(shared): State<Arc<Shared>>,
+    Path(id): Path<String>,
+) -> Result<Response, ApiError> {
+    let tx = shared
+        .game(&id)
+        .await?
+        .ok_or_else(|| ApiError::NoGame(id.clone()))?;
     let (reply, answer) = oneshot::channel();
     tx.send(Cmd::ClaimInvite { reply })
         .await
@@ -255,7 +277,11 @@ struct GameSummary {
 
 fn game_summary(s: &Summary) -> GameSummary {
     let seat = |c: Color| SeatSummary {
-        kind: if s.engine[c].is_some() { "engine" } else { "human" },
+        kind: if s.engine[c].is_some() {
+            "engine"
+        } else {
+            "human"
+        },
         level: s.engine[c],
         joined: s.joined[c] || s.engine[c].is_some(),
     };
@@ -287,18 +313,33 @@ struct ListQuery {
     limit: Option<u32>,
 }
 
-async fn list(State(shared): State<Arc<Shared>>, Query(q): Query<ListQuery>) -> Result<Response, ApiError> {
+async fn list(
+    State(shared): State<Arc<Shared>>,
+    Query(q): Query<ListQuery>,
+) -> Result<Response, ApiError> {
     let kind = match q.list.as_deref().unwrap_or("live") {
         "open" => ListKind::Open,
         "live" => ListKind::Live,
         "recent" => ListKind::Recent,
-        other => return Err(ApiError::BadRequest(format!("list {other:?}: expected open, live or recent"))),
+        other => {
+            return Err(ApiError::BadRequest(format!(
+                "list {other:?}: expected open, live or recent"
+            )));
+        }
     };
     let limit = q.limit.unwrap_or(50);
     if !(1..=200).contains(&limit) {
-        return Err(ApiError::BadRequest(format!("limit {limit}: expected 1 to 200")));
+        return Err(ApiError::BadRequest(format!(
+            "limit {limit}: expected 1 to 200"
+        )));
     }
-    let games: Vec<GameSummary> = shared.store.list(kind, limit).await?.iter().map(game_summary).collect();
+    let games: Vec<GameSummary> = shared
+        .store
+        .list(kind, limit)
+        .await?
+        .iter()
+        .map(game_summary)
+        .collect();
     Ok(Json(json!({ "games": games })).into_response())
 }
 
@@ -306,12 +347,20 @@ async fn load_summary(shared: &Shared, id: &str) -> Result<Summary, ApiError> {
     if !util::is_game_id(id) {
         return Err(ApiError::NoGame(id.to_string()));
     }
-    shared.store.summary(id).await?.ok_or_else(|| ApiError::NoGame(id.to_string()))
+    shared
+        .store
+        .summary(id)
+        .await?
+        .ok_or_else(|| ApiError::NoGame(id.to_string()))
 }
 
-async fn summary(State(shared): State<Arc<Shared>>, Path(id): Path<String>) -> Result<Response, ApiError> {
+async fn summary(
+    State(shared): State<Arc<Shared>>,
+    Path(id): Path<String>,
+) -> Result<Response, ApiError> {
     let s = load_summary(&shared, &id).await?;
-    let mut v = serde_json::to_value(game_summary(&s)).map_err(|e| ApiError::Internal(e.to_string()))?;
+    let mut v =
+        serde_json::to_value(game_summary(&s)).map_err(|e| ApiError::Internal(e.to_string()))?;
     v["commitment"] = json!(s.commitment);
     Ok(Json(v).into_response())
 }
@@ -320,11 +369,22 @@ async fn summary(State(shared): State<Arc<Shared>>, Path(id): Path<String>) -> R
 async fn finished_game(
     shared: &Shared,
     id: &str,
-) -> Result<(crate::store::StoredGame, jieqi_core::Game, Vec<knowledge::PlyMeta>), ApiError> {
+) -> Result<
+    (
+        crate::store::StoredGame,
+        jieqi_core::Game,
+        Vec<knowledge::PlyMeta>,
+    ),
+    ApiError,
+> {
     if !util::is_game_id(id) {
         return Err(ApiError::NoGame(id.to_string()));
     }
-    let stored = shared.store.load(id).await?.ok_or_else(|| ApiError::NoGame(id.to_string()))?;
+    let stored = shared
+        .store
+        .load(id)
+        .await?
+        .ok_or_else(|| ApiError::NoGame(id.to_string()))?;
     if stored.finish.is_none() {
         return Err(ApiError::NotFinished);
     }
@@ -348,13 +408,18 @@ struct ReplayResp {
     fens: Vec<String>,
 }
 
-async fn replay(State(shared): State<Arc<Shared>>, Path(id): Path<String>) -> Result<Response, ApiError> {
+async fn replay(
+    State(shared): State<Arc<Shared>>,
+    Path(id): Path<String>,
+) -> Result<Response, ApiError> {
     let (stored, game, metas) = finished_game(&shared, &id).await?;
     let s = load_summary(&shared, &id).await?;
     let end = knowledge::end_out(&game, &stored.new.salt, &stored.new.commitment)
         .ok_or(ApiError::NotFinished)?;
     let referee = game.view(Viewer::Referee);
-    let fens = (1..=game.plies().len()).map(|n| referee.position_after(n).fen()).collect();
+    let fens = (1..=game.plies().len())
+        .map(|n| referee.position_after(n).fen())
+        .collect();
     let resp = ReplayResp {
         game: game_summary(&s),
         start_fen: game.start().fen(),
@@ -385,7 +450,11 @@ async fn eval(
         return Err(ApiError::BadPly(n, game.plies().len()));
     }
     // The side to move then, with what it knew then.
-    let turn = if n % 2 == 0 { game.start().turn() } else { !game.start().turn() };
+    let turn = if n % 2 == 0 {
+        game.start().turn()
+    } else {
+        !game.start().turn()
+    };
     let pos = game.view(Viewer::Player(turn)).position_after(n);
     let fen = pos.fen();
     let ev = shared

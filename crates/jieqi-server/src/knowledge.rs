@@ -74,7 +74,13 @@ fn letter(color: Color, role: Role) -> String {
 /// The ply `ply` (number `n`) as a receiver whose position before it was `before`
 /// sees it, with `captured` the identity of a captured face-down piece if that
 /// receiver may know it.
-pub fn ply_out(before: &Position, ply: &Ply, captured: Option<Role>, n: usize, meta: PlyMeta) -> PlyOut {
+pub fn ply_out(
+    before: &Position,
+    ply: &Ply,
+    captured: Option<Role>,
+    n: usize,
+    meta: PlyMeta,
+) -> PlyOut {
     let rv = jieqi_core::Reveals {
         mover: ply.reveals.mover,
         captured,
@@ -165,7 +171,11 @@ pub fn pools_out(pos: &Position) -> PoolsOut {
 
 /// The legal moves of `pos` as plain coordinate strings.
 pub fn legal_strings(pos: &Position) -> Vec<String> {
-    pos.legal_moves().as_slice().iter().map(ToString::to_string).collect()
+    pos.legal_moves()
+        .as_slice()
+        .iter()
+        .map(ToString::to_string)
+        .collect()
 }
 
 /// The end of the game: public to everyone.
@@ -224,14 +234,27 @@ pub fn outcome_text(o: Outcome) -> String {
     }
 }
 
-/// The three viewers' positions, kept move by move.
+/// The three viewers' positions, kept move by move, with the hashes of their earlier
+/// positions (what an engine playing that side may use for repetitions).
 #[derive(Clone, Debug)]
-pub struct ViewerPositions(pub [Position; 3]);
+pub struct ViewerPositions(pub [Position; 3], pub [Vec<u64>; 3]);
 
 impl ViewerPositions {
     /// The current positions of `game` for each served viewer.
     pub fn of(game: &Game) -> ViewerPositions {
-        ViewerPositions(VIEWERS.map(|v| game.view(v).position()))
+        let n = game.plies().len();
+        ViewerPositions(
+            VIEWERS.map(|v| game.view(v).position()),
+            VIEWERS.map(|v| {
+                let view = game.view(v);
+                (0..n).map(|i| view.position_after(i).hash()).collect()
+            }),
+        )
+    }
+
+    /// The hashes of `v`'s earlier positions, oldest first.
+    pub fn history(&self, v: Viewer) -> &[u64] {
+        &self.1[viewer_index(v)]
     }
 
     /// The position of `v`.
@@ -247,6 +270,7 @@ impl ViewerPositions {
         for (i, v) in VIEWERS.iter().enumerate() {
             let rv = game.view(*v).reveals(ply);
             outs.push(ply_out(&self.0[i], ply, rv.captured, n, meta));
+            self.1[i].push(self.0[i].hash());
             self.0[i].play_unchecked(ply.mv, rv);
         }
         let [a, b, c]: [PlyOut; 3] = outs.try_into().expect("three viewers");
@@ -289,7 +313,10 @@ mod tests {
         let deal = Deal::standard();
         let mut g = Game::new(deal, RuleSet::STANDARD);
         let mut vp = ViewerPositions::of(&g);
-        let meta = PlyMeta { at_ms: 1, clock_ms: None };
+        let meta = PlyMeta {
+            at_ms: 1,
+            clock_ms: None,
+        };
         // Red's face-down cannon from b2 takes black's face-down horse on b9.
         g.play_uci("b2b9").unwrap();
         let [red, black, spec] = vp.advance(&g, meta);
@@ -298,9 +325,23 @@ mod tests {
         assert_eq!(black.uci, "b2b9C");
         assert_eq!(black.captured.as_deref(), Some("x"));
         assert_eq!(spec, black);
-        assert_eq!(pools_out(vp.get(Viewer::RED)).known_captured.black.get(&'N'), Some(&1));
-        assert!(pools_out(vp.get(Viewer::Spectator)).known_captured.black.is_empty());
-        assert_eq!(pools_out(vp.get(Viewer::Spectator)).black.get(&'N'), Some(&2));
+        assert_eq!(
+            pools_out(vp.get(Viewer::RED))
+                .known_captured
+                .black
+                .get(&'N'),
+            Some(&1)
+        );
+        assert!(
+            pools_out(vp.get(Viewer::Spectator))
+                .known_captured
+                .black
+                .is_empty()
+        );
+        assert_eq!(
+            pools_out(vp.get(Viewer::Spectator)).black.get(&'N'),
+            Some(&2)
+        );
         for v in VIEWERS {
             assert_eq!(vp.get(v).fen(), g.view(v).fen());
             assert_eq!(plies_for(&g, v, &[meta])[0].uci, vp_uci(v));

@@ -44,6 +44,8 @@ pub struct Config {
     pub engine_threads: usize,
     /// Absence after which the opponent may claim the game (ms).
     pub abandon_ms: u64,
+    /// Which engine plays engine games.
+    pub engine: EngineKind,
     /// Messages per second a connection may send (sustained).
     pub rate_per_sec: f64,
     /// Messages a connection may send in a burst.
@@ -58,8 +60,29 @@ impl Default for Config {
             sync: store::SyncMode::Full,
             engine_threads: 1,
             abandon_ms: 60_000,
+            engine: EngineKind::Search,
             rate_per_sec: ws::RATE_PER_SEC,
             rate_burst: ws::RATE_BURST,
+        }
+    }
+}
+
+/// The engine of engine games.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum EngineKind {
+    /// The project's search engine (`jieqi_engine`).
+    Search,
+    /// The built-in one-ply greedy player (fast; for tests and load tests).
+    Greedy,
+}
+
+impl EngineKind {
+    /// Parses `search` / `greedy`.
+    pub fn parse(s: &str) -> Option<EngineKind> {
+        match s {
+            "search" => Some(EngineKind::Search),
+            "greedy" => Some(EngineKind::Greedy),
+            _ => None,
         }
     }
 }
@@ -105,7 +128,9 @@ impl Registry {
     }
 
     fn shard(&self, id: &str) -> &Mutex<HashMap<String, mpsc::Sender<Cmd>>> {
-        let h = id.bytes().fold(0usize, |h, b| h.wrapping_mul(31).wrapping_add(usize::from(b)));
+        let h = id.bytes().fold(0usize, |h, b| {
+            h.wrapping_mul(31).wrapping_add(usize::from(b))
+        });
         &self.shards[h % self.shards.len()]
     }
 
@@ -129,7 +154,10 @@ impl Registry {
 
     /// Forgets a game (its task is ending).
     pub fn remove(&self, id: &str) {
-        self.shard(id).lock().unwrap_or_else(|p| p.into_inner()).remove(id);
+        self.shard(id)
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .remove(id);
     }
 
     /// Games in memory.
@@ -241,7 +269,10 @@ impl Shared {
         })
     }
 
-    fn spawn_game(self: &Arc<Shared>, stored: store::StoredGame) -> Result<mpsc::Sender<Cmd>, StoreError> {
+    fn spawn_game(
+        self: &Arc<Shared>,
+        stored: store::StoredGame,
+    ) -> Result<mpsc::Sender<Cmd>, StoreError> {
         let (tx, rx) = mpsc::channel(256);
         let id = stored.new.id.clone();
         let (entry, fresh) = self.registry.insert(&id, tx.clone());
@@ -260,7 +291,10 @@ impl Shared {
     }
 
     /// The task of game `id`, loading it from storage if needed.
-    pub async fn game(self: &Arc<Shared>, id: &str) -> Result<Option<mpsc::Sender<Cmd>>, StoreError> {
+    pub async fn game(
+        self: &Arc<Shared>,
+        id: &str,
+    ) -> Result<Option<mpsc::Sender<Cmd>>, StoreError> {
         if !util::is_game_id(id) {
             return Ok(None);
         }
@@ -305,7 +339,11 @@ impl Server {
             store::SqliteStore::open(&config.db, config.sync)
                 .map_err(|e| StartError(format!("{}: {e}", config.db.display())))?,
         );
-        let engines = EnginePool::new(Arc::new(engine::GreedyEngine), config.engine_threads);
+        let engine: Arc<dyn engine::Engine> = match config.engine {
+            EngineKind::Search => Arc::new(engine::SearchEngine::new(16)),
+            EngineKind::Greedy => Arc::new(engine::GreedyEngine),
+        };
+        let engines = EnginePool::new(engine, config.engine_threads);
         let shared = Shared::new(config.clone(), sqlite.clone(), engines);
         let resumed = shared
             .resume_unfinished()

@@ -230,7 +230,12 @@ mod tests {
             assert_eq!(type_name(&want), t);
         }
         let p = parse(r#"{"t":"ping","d":{"ts":12}}"#).unwrap();
-        assert_eq!(p.msg, ClientIn::Ping { ts: Some(12.into()) });
+        assert_eq!(
+            p.msg,
+            ClientIn::Ping {
+                ts: Some(12.into())
+            }
+        );
     }
 
     #[test]

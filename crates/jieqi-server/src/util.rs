@@ -25,7 +25,9 @@ pub fn new_game_id() -> String {
 
 /// Whether `s` looks like a game id (so that junk never reaches the database).
 pub fn is_game_id(s: &str) -> bool {
-    s.len() == 10 && s.bytes().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit())
+    s.len() == 10
+        && s.bytes()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit())
 }
 
 /// Now, in Unix milliseconds.
@@ -38,7 +40,11 @@ pub fn now_ms() -> u64 {
 
 /// Compares two secrets in time independent of where they differ.
 pub fn same_secret(a: &str, b: &str) -> bool {
-    a.len() == b.len() && a.bytes().zip(b.bytes()).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+    a.len() == b.len()
+        && a.bytes()
+            .zip(b.bytes())
+            .fold(0u8, |acc, (x, y)| acc | (x ^ y))
+            == 0
 }
 
 #[cfg(test)]

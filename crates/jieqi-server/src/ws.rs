@@ -153,7 +153,11 @@ impl Session {
         sink.send(Message::Text(text.into())).await.is_ok()
     }
 
-    async fn handle(&mut self, text: &str, sink: &mut Sink) -> Result<(), (Option<String>, ProtoError)> {
+    async fn handle(
+        &mut self,
+        text: &str,
+        sink: &mut Sink,
+    ) -> Result<(), (Option<String>, ProtoError)> {
         let inc = protocol::parse(text)?;
         let t = Some(protocol::type_name(&inc.msg).to_string());
         match inc.msg {
@@ -164,7 +168,10 @@ impl Session {
             }
             ClientIn::Join { game, token } => {
                 if self.game.is_some() {
-                    return Err((t, ProtoError::new("already_joined", "this connection has joined a game")));
+                    return Err((
+                        t,
+                        ProtoError::new("already_joined", "this connection has joined a game"),
+                    ));
                 }
                 // A game task may end (idle) between lookup and send: look up again.
                 for _ in 0..3 {
@@ -175,7 +182,10 @@ impl Session {
                         }
                         Err(e) => {
                             tracing::error!("loading game {game}: {e}");
-                            return Err((t, ProtoError::new("internal", "the game cannot be loaded")));
+                            return Err((
+                                t,
+                                ProtoError::new("internal", "the game cannot be loaded"),
+                            ));
                         }
                     };
                     let (reply, answer) = oneshot::channel();
@@ -210,7 +220,10 @@ impl Session {
                     v: inc.v,
                 };
                 if game.send(cmd).await.is_err() {
-                    return Err((t, ProtoError::new("internal", "the game stopped; reconnect")));
+                    return Err((
+                        t,
+                        ProtoError::new("internal", "the game stopped; reconnect"),
+                    ));
                 }
                 Ok(())
             }

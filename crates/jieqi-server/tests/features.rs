@@ -13,16 +13,26 @@ use serde_json::{Value, json};
 async fn engine_game_replies_resign_and_rematch() {
     let (server, _dir) = start(60_000).await;
     let addr = server.addr;
-    let g = create(addr, json!({"opponent": "engine", "level": 2, "color": "red", "time": "10+5"})).await;
+    let g = create(
+        addr,
+        json!({"opponent": "engine", "level": 2, "color": "red", "time": "10+5"}),
+    )
+    .await;
     let (mut me, s) = join(addr, &g.id, Some(&g.token)).await;
     // The human joining starts the game at once.
-    let s = if s["d"]["status"] == "live" { s } else { me.recv_until("state", WAIT).await.unwrap() };
+    let s = if s["d"]["status"] == "live" {
+        s
+    } else {
+        me.recv_until("state", WAIT).await.unwrap()
+    };
     assert_eq!(s["d"]["status"], "live");
     assert_eq!(s["d"]["players"]["black"]["kind"], "engine");
     assert_eq!(s["d"]["clock"]["running"], "red");
     let mut legal: Vec<String> = serde_json::from_value(s["d"]["legal"].clone()).unwrap();
     for i in 0..3u64 {
-        me.send("move", json!({"uci": legal[0]}), None).await.unwrap();
+        me.send("move", json!({"uci": legal[0]}), None)
+            .await
+            .unwrap();
         let mine = move_event(&mut me, 2 * i + 1).await;
         assert!(mine["d"]["legal"].as_array().unwrap().is_empty());
         assert_eq!(mine["d"]["clock"]["running"], "black");
@@ -32,7 +42,10 @@ async fn engine_game_replies_resign_and_rematch() {
         assert!(!legal.is_empty());
         // The reply is legal in the position the human saw.
         let fen = reply["d"]["fen"].as_str().unwrap();
-        assert_eq!(Position::from_fen(fen).unwrap().legal_moves().len(), legal.len());
+        assert_eq!(
+            Position::from_fen(fen).unwrap().legal_moves().len(),
+            legal.len()
+        );
     }
     // The engine declines draws.
     me.send("offer_draw", Value::Null, None).await.unwrap();
@@ -62,18 +75,27 @@ async fn engine_game_replies_resign_and_rematch() {
 async fn step_time_runs_out_on_the_server() {
     let (server, _dir) = start(60_000).await;
     let addr = server.addr;
-    let g = create(addr, json!({"opponent": "friend", "color": "red", "time": "1+0", "move_time": 5})).await;
+    let g = create(
+        addr,
+        json!({"opponent": "friend", "color": "red", "time": "1+0", "move_time": 5}),
+    )
+    .await;
     let (mut red, _) = join(addr, &g.id, Some(&g.token)).await;
     let (mut black, _) = join(addr, &g.id, g.invite.as_deref()).await;
     let s = red.recv_until("state", WAIT).await.unwrap();
     assert_eq!(s["d"]["time"]["move_ms"], 5000);
     assert!(s["d"]["clock"]["move_left_ms"].as_u64().unwrap() <= 5000);
     // Red does not move: after 5 s of step time the server ends the game.
-    let end = black.recv_until("end", Duration::from_secs(15)).await.unwrap();
+    let end = black
+        .recv_until("end", Duration::from_secs(15))
+        .await
+        .unwrap();
     assert_eq!(end["d"]["reason"], "time");
     assert_eq!(end["d"]["winner"], "black");
     red.recv_until("end", WAIT).await.unwrap();
-    red.send("move", json!({"uci": "h2e2"}), None).await.unwrap();
+    red.send("move", json!({"uci": "h2e2"}), None)
+        .await
+        .unwrap();
     expect_error(&mut red, "game_over").await;
     server.shutdown().await;
 }
@@ -82,11 +104,17 @@ async fn step_time_runs_out_on_the_server() {
 async fn absent_player_can_be_claimed_against_and_reconnect_resumes() {
     let (server, _dir) = start(400).await;
     let addr = server.addr;
-    let g = create(addr, json!({"opponent": "friend", "color": "red", "time": "10+0"})).await;
+    let g = create(
+        addr,
+        json!({"opponent": "friend", "color": "red", "time": "10+0"}),
+    )
+    .await;
     let (mut red, _) = join(addr, &g.id, Some(&g.token)).await;
     let (mut black, _) = join(addr, &g.id, g.invite.as_deref()).await;
     red.recv_until("state", WAIT).await.unwrap();
-    red.send("move", json!({"uci": "e3e4"}), None).await.unwrap();
+    red.send("move", json!({"uci": "e3e4"}), None)
+        .await
+        .unwrap();
     move_event(&mut black, 1).await;
     black.close().await;
     // Reconnecting resumes: same position, Black to move.
@@ -95,10 +123,14 @@ async fn absent_player_can_be_claimed_against_and_reconnect_resumes() {
     assert_eq!(s["d"]["turn"], "black");
     assert!(!s["d"]["legal"].as_array().unwrap().is_empty());
     black2.close().await;
-    red.send("claim_abandonment", Value::Null, None).await.unwrap();
+    red.send("claim_abandonment", Value::Null, None)
+        .await
+        .unwrap();
     expect_error(&mut red, "not_abandoned").await;
     tokio::time::sleep(Duration::from_millis(600)).await;
-    red.send("claim_abandonment", Value::Null, None).await.unwrap();
+    red.send("claim_abandonment", Value::Null, None)
+        .await
+        .unwrap();
     let end = red.recv_until("end", WAIT).await.unwrap();
     assert_eq!(end["d"]["reason"], "abandonment");
     assert_eq!(end["d"]["winner"], "red");
@@ -109,7 +141,11 @@ async fn absent_player_can_be_claimed_against_and_reconnect_resumes() {
 async fn draw_offers_decline_accept_and_friend_rematch() {
     let (server, _dir) = start(60_000).await;
     let addr = server.addr;
-    let g = create(addr, json!({"opponent": "friend", "color": "black", "time": "none"})).await;
+    let g = create(
+        addr,
+        json!({"opponent": "friend", "color": "black", "time": "none"}),
+    )
+    .await;
     assert_eq!(g.seat, "black");
     let (mut black, _) = join(addr, &g.id, Some(&g.token)).await;
     let (mut red, s) = join(addr, &g.id, g.invite.as_deref()).await;
@@ -122,7 +158,10 @@ async fn draw_offers_decline_accept_and_friend_rematch() {
     let d = red.recv_until("draw", WAIT).await.unwrap();
     assert_eq!(d["d"]["offer"], "red");
     let d = red.recv_until("draw", WAIT).await.unwrap();
-    assert_eq!((d["d"]["offer"].clone(), d["d"]["declined_by"].clone()), (Value::Null, json!("black")));
+    assert_eq!(
+        (d["d"]["offer"].clone(), d["d"]["declined_by"].clone()),
+        (Value::Null, json!("black"))
+    );
     black.send("offer_draw", Value::Null, None).await.unwrap();
     red.recv_until("draw", WAIT).await.unwrap();
     red.send("accept_draw", Value::Null, None).await.unwrap();
@@ -136,8 +175,15 @@ async fn draw_offers_decline_accept_and_friend_rematch() {
     black.send("rematch", Value::Null, None).await.unwrap();
     let rb = black.recv_until("rematch", WAIT).await.unwrap();
     let rr = red.recv_until("rematch", WAIT).await.unwrap();
-    let rr = if rr["d"]["game"].is_null() { red.recv_until("rematch", WAIT).await.unwrap() } else { rr };
-    let (ub, ur) = (rb["d"]["url"].as_str().unwrap(), rr["d"]["url"].as_str().unwrap());
+    let rr = if rr["d"]["game"].is_null() {
+        red.recv_until("rematch", WAIT).await.unwrap()
+    } else {
+        rr
+    };
+    let (ub, ur) = (
+        rb["d"]["url"].as_str().unwrap(),
+        rr["d"]["url"].as_str().unwrap(),
+    );
     assert_ne!(ub, ur, "each player gets its own seat link");
     let id = rb["d"]["game"].as_str().unwrap();
     let (_b2, s) = join(addr, id, ub.split("seat=").nth(1)).await;
@@ -150,7 +196,9 @@ async fn http_api_lists_joins_replays_and_refuses_bad_requests() {
     let (server, _dir) = start(60_000).await;
     let addr = server.addr;
     let get = |path: String| async move { http(addr, "GET", &path, None).await.unwrap() };
-    let post = |path: String, body: String| async move { http(addr, "POST", &path, Some(&body)).await.unwrap() };
+    let post = |path: String, body: String| async move {
+        http(addr, "POST", &path, Some(&body)).await.unwrap()
+    };
 
     for bad in [
         json!({"opponent": "alien"}),
@@ -170,18 +218,42 @@ async fn http_api_lists_joins_replays_and_refuses_bad_requests() {
     let r = post("/api/games".into(), "x".repeat(20_000)).await;
     assert!(r.status == 413 || r.status == 400, "{}", r.status);
 
-    let open = create(addr, json!({"opponent": "friend", "color": "red", "listed": true})).await;
+    let open = create(
+        addr,
+        json!({"opponent": "friend", "color": "red", "listed": true}),
+    )
+    .await;
     let list = get("/api/games?list=open".into()).await.json().unwrap();
-    assert!(list["games"].as_array().unwrap().iter().any(|g| g["id"] == open.id));
+    assert!(
+        list["games"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|g| g["id"] == open.id)
+    );
     // The free seat goes to the first who asks, and only once.
     let r = post(format!("/api/games/{}/join", open.id), String::new()).await;
     assert_eq!(r.status, 200);
     let j = r.json().unwrap();
     assert_eq!(j["seat"], "black");
-    assert_eq!(j["token"].as_str().unwrap(), open.invite.as_deref().unwrap());
-    assert_eq!(post(format!("/api/games/{}/join", open.id), String::new()).await.status, 409);
+    assert_eq!(
+        j["token"].as_str().unwrap(),
+        open.invite.as_deref().unwrap()
+    );
+    assert_eq!(
+        post(format!("/api/games/{}/join", open.id), String::new())
+            .await
+            .status,
+        409
+    );
     let list = get("/api/games?list=open".into()).await.json().unwrap();
-    assert!(!list["games"].as_array().unwrap().iter().any(|g| g["id"] == open.id));
+    assert!(
+        !list["games"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|g| g["id"] == open.id)
+    );
 
     let s = get(format!("/api/games/{}", open.id)).await;
     assert_eq!(s.status, 200);
@@ -195,17 +267,29 @@ async fn http_api_lists_joins_replays_and_refuses_bad_requests() {
     assert_eq!(get("/api/games?list=live&limit=0".into()).await.status, 400);
 
     // Replay and evaluation wait for the end.
-    assert_eq!(get(format!("/api/games/{}/replay", open.id)).await.status, 409);
-    assert_eq!(get(format!("/api/games/{}/eval?ply=0", open.id)).await.status, 409);
+    assert_eq!(
+        get(format!("/api/games/{}/replay", open.id)).await.status,
+        409
+    );
+    assert_eq!(
+        get(format!("/api/games/{}/eval?ply=0", open.id))
+            .await
+            .status,
+        409
+    );
     let (mut red, _) = join(addr, &open.id, Some(&open.token)).await;
     let (_black, _) = join(addr, &open.id, open.invite.as_deref()).await;
     red.recv_until("state", WAIT).await.unwrap();
-    assert!(get("/api/games?list=live".into()).await.json().unwrap()["games"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .any(|g| g["id"] == open.id));
-    red.send("move", json!({"uci": "b2b9"}), None).await.unwrap();
+    assert!(
+        get("/api/games?list=live".into()).await.json().unwrap()["games"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|g| g["id"] == open.id)
+    );
+    red.send("move", json!({"uci": "b2b9"}), None)
+        .await
+        .unwrap();
     move_event(&mut red, 1).await;
     red.send("resign", Value::Null, None).await.unwrap();
     red.recv_until("end", WAIT).await.unwrap();
@@ -214,7 +298,11 @@ async fn http_api_lists_joins_replays_and_refuses_bad_requests() {
     let replay = replay.json().unwrap();
     assert_eq!(replay["commitment_ok"], true);
     assert_eq!(replay["moves"].as_array().unwrap().len(), 1);
-    assert_eq!(replay["moves"][0]["uci"].as_str().unwrap().len(), 6, "referee suffixes");
+    assert_eq!(
+        replay["moves"][0]["uci"].as_str().unwrap().len(),
+        6,
+        "referee suffixes"
+    );
     let ev = get(format!("/api/games/{}/eval?ply=1", open.id)).await;
     assert_eq!(ev.status, 200);
     let ev = ev.json().unwrap();
@@ -223,7 +311,12 @@ async fn http_api_lists_joins_replays_and_refuses_bad_requests() {
     // Black's evaluation uses Black's knowledge: the captured identity stays in its pool.
     let fen = ev["fen"].as_str().unwrap();
     assert!(Position::from_fen(fen).unwrap().captured().is_empty());
-    assert_eq!(get(format!("/api/games/{}/eval?ply=5", open.id)).await.status, 409);
+    assert_eq!(
+        get(format!("/api/games/{}/eval?ply=5", open.id))
+            .await
+            .status,
+        409
+    );
     let recent = get("/api/games?list=recent".into()).await.json().unwrap();
     assert_eq!(recent["games"][0]["id"], open.id);
     assert_eq!(recent["games"][0]["result"], "0-1");

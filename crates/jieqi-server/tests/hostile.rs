@@ -26,8 +26,16 @@ fn essence(s: &Value) -> Value {
 async fn hostile_messages_get_errors_and_change_nothing() {
     let (server, _dir) = start_with(60_000, 20.0).await;
     let addr = server.addr;
-    let a = create(addr, json!({"opponent": "friend", "color": "red", "time": "5+0"})).await;
-    let b = create(addr, json!({"opponent": "friend", "color": "red", "time": "none"})).await;
+    let a = create(
+        addr,
+        json!({"opponent": "friend", "color": "red", "time": "5+0"}),
+    )
+    .await;
+    let b = create(
+        addr,
+        json!({"opponent": "friend", "color": "red", "time": "none"}),
+    )
+    .await;
     let (mut red, _) = join(addr, &a.id, Some(&a.token)).await;
     let (mut black, _) = join(addr, &a.id, a.invite.as_deref()).await;
     red.recv_until("state", WAIT).await.unwrap();
@@ -41,9 +49,12 @@ async fn hostile_messages_get_errors_and_change_nothing() {
     expect_error(&mut h, "bad_json").await;
     h.send_binary(vec![0, 1, 2]).await.unwrap();
     expect_error(&mut h, "bad_json").await;
-    h.send_raw(format!("{{\"t\":\"ping\",\"d\":{{\"x\":\"{}\"}}}}", "a".repeat(5000)))
-        .await
-        .unwrap();
+    h.send_raw(format!(
+        "{{\"t\":\"ping\",\"d\":{{\"x\":\"{}\"}}}}",
+        "a".repeat(5000)
+    ))
+    .await
+    .unwrap();
     expect_error(&mut h, "too_large").await;
     h.send("teleport", Value::Null, None).await.unwrap();
     expect_error(&mut h, "unknown_type").await;
@@ -52,34 +63,67 @@ async fn hostile_messages_get_errors_and_change_nothing() {
     h.send("move", json!({"uci": 12}), None).await.unwrap();
     expect_error(&mut h, "bad_data").await;
     // Another game's token, a made-up token, a made-up game.
-    h.send("join", json!({"game": a.id, "token": b.token}), None).await.unwrap();
+    h.send("join", json!({"game": a.id, "token": b.token}), None)
+        .await
+        .unwrap();
     expect_error(&mut h, "bad_token").await;
-    h.send("join", json!({"game": a.id, "token": "00".repeat(16)}), None).await.unwrap();
+    h.send(
+        "join",
+        json!({"game": a.id, "token": "00".repeat(16)}),
+        None,
+    )
+    .await
+    .unwrap();
     expect_error(&mut h, "bad_token").await;
-    h.send("join", json!({"game": "zzzzzzzzzz"}), None).await.unwrap();
+    h.send("join", json!({"game": "zzzzzzzzzz"}), None)
+        .await
+        .unwrap();
     expect_error(&mut h, "no_game").await;
-    h.send("join", json!({"game": "../../etc"}), None).await.unwrap();
+    h.send("join", json!({"game": "../../etc"}), None)
+        .await
+        .unwrap();
     expect_error(&mut h, "no_game").await;
     // As a spectator it may watch but not act.
     h.send("join", json!({"game": a.id}), None).await.unwrap();
     h.recv_until("state", WAIT).await.unwrap();
-    for t in ["resign", "offer_draw", "accept_draw", "rematch", "claim_abandonment"] {
+    for t in [
+        "resign",
+        "offer_draw",
+        "accept_draw",
+        "rematch",
+        "claim_abandonment",
+    ] {
         h.send(t, Value::Null, None).await.unwrap();
         expect_error(&mut h, "not_a_player").await;
     }
     h.send("move", json!({"uci": "h2e2"}), None).await.unwrap();
     expect_error(&mut h, "not_a_player").await;
-    h.send("join", json!({"game": a.id, "token": a.token}), None).await.unwrap();
+    h.send("join", json!({"game": a.id, "token": a.token}), None)
+        .await
+        .unwrap();
     expect_error(&mut h, "already_joined").await;
 
     // The players' own mistakes.
-    black.send("move", json!({"uci": "h7e7"}), None).await.unwrap();
+    black
+        .send("move", json!({"uci": "h7e7"}), None)
+        .await
+        .unwrap();
     expect_error(&mut black, "not_your_turn").await;
-    red.send("move", json!({"uci": "a0a5"}), None).await.unwrap();
+    red.send("move", json!({"uci": "a0a5"}), None)
+        .await
+        .unwrap();
     expect_error(&mut red, "illegal_move").await;
-    red.send("move", json!({"uci": "z9z9"}), None).await.unwrap();
+    red.send("move", json!({"uci": "z9z9"}), None)
+        .await
+        .unwrap();
     expect_error(&mut red, "bad_move").await;
-    red.send("move", json!({"uci": "h2e2"}), Some(before["v"].as_u64().unwrap() + 7)).await.unwrap();
+    red.send(
+        "move",
+        json!({"uci": "h2e2"}),
+        Some(before["v"].as_u64().unwrap() + 7),
+    )
+    .await
+    .unwrap();
     expect_error(&mut red, "stale_version").await;
     red.send("accept_draw", Value::Null, None).await.unwrap();
     expect_error(&mut red, "no_draw_offer").await;
@@ -87,7 +131,9 @@ async fn hostile_messages_get_errors_and_change_nothing() {
     expect_error(&mut red, "no_draw_offer").await;
     red.send("rematch", Value::Null, None).await.unwrap();
     expect_error(&mut red, "not_over").await;
-    red.send("claim_abandonment", Value::Null, None).await.unwrap();
+    red.send("claim_abandonment", Value::Null, None)
+        .await
+        .unwrap();
     expect_error(&mut red, "not_abandoned").await;
 
     // Flooding: past the burst the messages are refused, then the socket is closed.
@@ -112,7 +158,10 @@ async fn hostile_messages_get_errors_and_change_nothing() {
             Err(_) => break true,
         }
     };
-    assert!(sent > 200 && limited > 100 && closed, "sent {sent}, limited {limited}");
+    assert!(
+        sent > 200 && limited > 100 && closed,
+        "sent {sent}, limited {limited}"
+    );
 
     // A frame beyond the hard limit closes that connection only.
     let mut big = WsClient::connect(addr).await.unwrap();
@@ -125,17 +174,25 @@ async fn hostile_messages_get_errors_and_change_nothing() {
     let after_black = sync(&mut black).await;
     assert_eq!(after_black["d"]["fen"], before["d"]["fen"]);
     assert!(
-        black.log.iter().all(|m| m["t"] != "error" || m["d"]["in"] == "move"),
+        black
+            .log
+            .iter()
+            .all(|m| m["t"] != "error" || m["d"]["in"] == "move"),
         "black heard of others' errors"
     );
 
     // The game still plays. Suffix letters are ignored: a guessed identity is neither
     // confirmed nor denied.
-    red.send("move", json!({"uci": "e3e4R"}), None).await.unwrap();
+    red.send("move", json!({"uci": "e3e4R"}), None)
+        .await
+        .unwrap();
     let ev = move_event(&mut red, 1).await;
     assert_eq!(ev["d"]["ply"]["from"], "e3");
     assert!(ev["d"]["ply"]["reveal"].is_string());
-    black.send("move", json!({"uci": "e6e5N"}), None).await.unwrap();
+    black
+        .send("move", json!({"uci": "e6e5N"}), None)
+        .await
+        .unwrap();
     move_event(&mut black, 2).await;
     server.shutdown().await;
 }

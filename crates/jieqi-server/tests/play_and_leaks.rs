@@ -7,7 +7,9 @@ mod common;
 use std::collections::BTreeMap;
 
 use common::*;
-use jieqi_core::{Color, Deal, Game, Move, Piece, Position, Role, RuleSet, Square, UciMove, Viewer};
+use jieqi_core::{
+    Color, Deal, Game, Move, Piece, Position, Role, RuleSet, Square, UciMove, Viewer,
+};
 use jieqi_server::client::WsClient;
 use serde_json::{Value, json};
 
@@ -77,8 +79,14 @@ fn check_log(game: &Game, viewer: Viewer, log: &[Value], deal_text: &str, salt: 
             ended = true;
         }
         if !ended {
-            assert!(!raw.contains(deal_text), "{who}: the deal leaked before the end: {raw}");
-            assert!(!raw.contains(salt), "{who}: the salt leaked before the end: {raw}");
+            assert!(
+                !raw.contains(deal_text),
+                "{who}: the deal leaked before the end: {raw}"
+            );
+            assert!(
+                !raw.contains(salt),
+                "{who}: the salt leaked before the end: {raw}"
+            );
         }
         let d = &m["d"];
         let plies = match t {
@@ -101,10 +109,16 @@ fn check_log(game: &Game, viewer: Viewer, log: &[Value], deal_text: &str, salt: 
         };
         let pos = game.view(viewer).position_after(plies);
         assert_eq!(d["fen"], pos.fen(), "{who}: fen after {plies} plies");
-        assert_eq!(d["pools"], pools_of(&pos), "{who}: pools after {plies} plies");
+        assert_eq!(
+            d["pools"],
+            pools_of(&pos),
+            "{who}: pools after {plies} plies"
+        );
         let legal = d["legal"].as_array().unwrap();
         let to_move = Viewer::Player(pos.turn());
-        if viewer != to_move || plies == game.plies().len() && game.outcome().is_some() && t == "move" {
+        if viewer != to_move
+            || plies == game.plies().len() && game.outcome().is_some() && t == "move"
+        {
             // Only the player to move in a live game gets moves.
             if viewer != to_move {
                 assert!(legal.is_empty(), "{who}: got legal moves out of turn");
@@ -152,10 +166,21 @@ async fn two_players_and_a_spectator_play_to_the_end_without_leaks() {
         assert!(!legal.is_empty());
         let fen = st["d"]["fen"].as_str().unwrap();
         let mv = pick(fen, &legal, n as usize);
-        if Position::from_fen(fen).unwrap().board().is_hidden(UciMove::parse(&mv).unwrap().to) {
+        if Position::from_fen(fen)
+            .unwrap()
+            .board()
+            .is_hidden(UciMove::parse(&mv).unwrap().to)
+        {
             hidden_captures += 1;
         }
-        mover.send("move", json!({ "uci": mv }), Some(st["v"].as_u64().unwrap())).await.unwrap();
+        mover
+            .send(
+                "move",
+                json!({ "uci": mv }),
+                Some(st["v"].as_u64().unwrap()),
+            )
+            .await
+            .unwrap();
         n += 1;
         let ev = move_event(mover, n).await;
         drain_to(if turn == "red" { &mut black } else { &mut red }, n).await;
@@ -172,7 +197,10 @@ async fn two_players_and_a_spectator_play_to_the_end_without_leaks() {
     let end = red.recv_until("end", WAIT).await.unwrap();
     black.recv_until("end", WAIT).await.unwrap();
     spec.recv_until("end", WAIT).await.unwrap();
-    assert!(hidden_captures >= 2, "the game should capture face-down pieces");
+    assert!(
+        hidden_captures >= 2,
+        "the game should capture face-down pieces"
+    );
 
     // The deal and salt come out at the end and match the commitment published at creation.
     let d = &end["d"];
@@ -194,7 +222,14 @@ async fn two_players_and_a_spectator_play_to_the_end_without_leaks() {
     let deal_text = deal.to_string();
     check_log(&game, Viewer::RED, &red.log, &deal_text, salt, "red");
     check_log(&game, Viewer::BLACK, &black.log, &deal_text, salt, "black");
-    check_log(&game, Viewer::Spectator, &spec.log, &deal_text, salt, "spectator");
+    check_log(
+        &game,
+        Viewer::Spectator,
+        &spec.log,
+        &deal_text,
+        salt,
+        "spectator",
+    );
 
     // Someone joining after the end sees the whole game and the deal.
     let (_late, s) = join(addr, &g.id, None).await;
@@ -214,7 +249,10 @@ async fn two_players_and_a_spectator_play_to_the_end_without_leaks() {
         .iter()
         .map(|p| p["uci"].as_str().unwrap().to_string())
         .collect();
-    assert_eq!(got, referee.iter().map(ToString::to_string).collect::<Vec<_>>());
+    assert_eq!(
+        got,
+        referee.iter().map(ToString::to_string).collect::<Vec<_>>()
+    );
     assert_eq!(rv["fens"].as_array().unwrap().len(), game.plies().len());
     let _ = Square::parse("e0");
     server.shutdown().await;
@@ -235,10 +273,16 @@ async fn captured_identity_nobody_hides_it_from_the_capturer() {
     let (mut black, _) = join(addr, &g.id, g.invite.as_deref()).await;
     red.recv_until("state", WAIT).await.unwrap();
     // The cannon on b2 jumps b7 and takes the face-down piece on b9.
-    red.send("move", json!({"uci": "b2b9"}), None).await.unwrap();
+    red.send("move", json!({"uci": "b2b9"}), None)
+        .await
+        .unwrap();
     let ev = move_event(&mut red, 1).await;
     assert_eq!(ev["d"]["ply"]["captured"], "x", "{ev}");
-    assert_eq!(ev["d"]["ply"]["uci"].as_str().unwrap().len(), 5, "only the reveal letter: {ev}");
+    assert_eq!(
+        ev["d"]["ply"]["uci"].as_str().unwrap().len(),
+        5,
+        "only the reveal letter: {ev}"
+    );
     assert_eq!(ev["d"]["pools"]["known_captured"]["black"], json!({}));
     let ev = move_event(&mut black, 1).await;
     assert_eq!(ev["d"]["ply"]["captured"], "x");

@@ -20,6 +20,10 @@ enum Command {
     Serve(cli::serve::ServeArgs),
     /// Drive many concurrent games over WebSockets and measure the server.
     Loadtest(cli::loadtest::LoadtestArgs),
+    /// Speak the engine's UCI dialect on stdin/stdout (docs/uci.md).
+    Uci,
+    /// Engine bench: fixed positions, fixed depth; node signature and nodes/s.
+    Bench(cli::engine::BenchArgs),
 }
 
 fn main() -> anyhow::Result<()> {
@@ -28,5 +32,7 @@ fn main() -> anyhow::Result<()> {
         Command::Perft(args) => cli::perft::run(args),
         Command::Serve(args) => cli::serve::run(args),
         Command::Loadtest(args) => cli::loadtest::run(args),
+        Command::Uci => cli::engine::uci(),
+        Command::Bench(args) => cli::engine::bench(args),
     }
 }

@@ -31,14 +31,23 @@ fn serve(db: &Path) -> (Serve, SocketAddr) {
         .spawn()
         .expect("start jieqi serve");
     let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
-    let addr = line.trim().strip_prefix("listening on http://").expect(&line).parse().unwrap();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let addr = line
+        .trim()
+        .strip_prefix("listening on http://")
+        .expect(&line)
+        .parse()
+        .unwrap();
     (Serve(child), addr)
 }
 
 async fn join(addr: SocketAddr, game: &str, token: &str) -> (WsClient, Value) {
     let mut c = WsClient::connect(addr).await.unwrap();
-    c.send("join", json!({"game": game, "token": token}), None).await.unwrap();
+    c.send("join", json!({"game": game, "token": token}), None)
+        .await
+        .unwrap();
     let s = c.recv_until("state", WAIT).await.unwrap();
     (c, s)
 }
@@ -63,15 +72,28 @@ async fn killed_server_resumes_games_with_fair_clocks() {
     let g = r.json().unwrap();
     let id = g["id"].as_str().unwrap().to_string();
     let red_token = g["token"].as_str().unwrap().to_string();
-    let black_token = g["invite_url"].as_str().unwrap().split("seat=").nth(1).unwrap().to_string();
+    let black_token = g["invite_url"]
+        .as_str()
+        .unwrap()
+        .split("seat=")
+        .nth(1)
+        .unwrap()
+        .to_string();
     let (mut red, _) = join(addr, &id, &red_token).await;
     let (mut black, _) = join(addr, &id, &black_token).await;
     let mut last = red.recv_until("state", WAIT).await.unwrap();
     // Six plies, each acknowledged to its mover.
     for n in 1..=6u64 {
-        let (mover, other) = if n % 2 == 1 { (&mut red, &mut black) } else { (&mut black, &mut red) };
+        let (mover, other) = if n % 2 == 1 {
+            (&mut red, &mut black)
+        } else {
+            (&mut black, &mut red)
+        };
         let legal = last["d"]["legal"].as_array().unwrap().clone();
-        let mv = legal[(n as usize * 5) % legal.len()].as_str().unwrap().to_string();
+        let mv = legal[(n as usize * 5) % legal.len()]
+            .as_str()
+            .unwrap()
+            .to_string();
         mover.send("move", json!({"uci": mv}), None).await.unwrap();
         ack(mover, n).await;
         last = ack(other, n).await;
@@ -87,14 +109,20 @@ async fn killed_server_resumes_games_with_fair_clocks() {
     tokio::time::sleep(Duration::from_millis(300)).await;
     drop(server);
     tokio::time::sleep(Duration::from_millis(1500)).await;
-    assert!(red.recv(Duration::from_secs(2)).await.is_err(), "the old server is gone");
+    assert!(
+        red.recv(Duration::from_secs(2)).await.is_err(),
+        "the old server is gone"
+    );
 
     let (_server2, addr2) = serve(&db);
     let (mut red2, s) = join(addr2, &id, &red_token).await;
     let (_black2, sb) = join(addr2, &id, &black_token).await;
     let d = &s["d"];
     assert_eq!(d["status"], "live");
-    assert_eq!(d["moves"], before_red["d"]["moves"], "every acknowledged move is back");
+    assert_eq!(
+        d["moves"], before_red["d"]["moves"],
+        "every acknowledged move is back"
+    );
     assert_eq!(d["fen"], before_red["d"]["fen"]);
     assert_eq!(sb["d"]["fen"], last["d"]["fen"]);
     assert_eq!(d["turn"], "red");
@@ -104,10 +132,15 @@ async fn killed_server_resumes_games_with_fair_clocks() {
     assert_eq!(clock["running"], "red");
     assert_eq!(clock["black_ms"].as_u64().unwrap(), stored_black);
     let red_ms = clock["red_ms"].as_u64().unwrap();
-    assert!(red_ms <= stored_red && red_ms + 1000 > stored_red, "red {red_ms} vs stored {stored_red}");
+    assert!(
+        red_ms <= stored_red && red_ms + 1000 > stored_red,
+        "red {red_ms} vs stored {stored_red}"
+    );
     // And the game goes on.
     let legal = d["legal"].as_array().unwrap();
-    red2.send("move", json!({"uci": legal[0]}), None).await.unwrap();
+    red2.send("move", json!({"uci": legal[0]}), None)
+        .await
+        .unwrap();
     let m = ack(&mut red2, 7).await;
     assert_eq!(m["d"]["turn"], "black");
 }

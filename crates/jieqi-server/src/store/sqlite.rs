@@ -188,17 +188,24 @@ fn writer_loop(mut conn: Connection, rx: mpsc::Receiver<Job>) {
                         if r.is_ok() {
                             tx.execute_batch("RELEASE one").map_err(db)?;
                         } else {
-                            tx.execute_batch("ROLLBACK TO one; RELEASE one").map_err(db)?;
+                            tx.execute_batch("ROLLBACK TO one; RELEASE one")
+                                .map_err(db)?;
                         }
                         r
                     })
                     .collect();
                 match tx.commit() {
                     Ok(()) => results,
-                    Err(e) => jobs.iter().map(|_| Err(StoreError::Database(e.to_string()))).collect(),
+                    Err(e) => jobs
+                        .iter()
+                        .map(|_| Err(StoreError::Database(e.to_string())))
+                        .collect(),
                 }
             }
-            Err(e) => jobs.iter().map(|_| Err(StoreError::Database(e.to_string()))).collect(),
+            Err(e) => jobs
+                .iter()
+                .map(|_| Err(StoreError::Database(e.to_string())))
+                .collect(),
         };
         for ((_, reply), r) in jobs.into_iter().zip(results) {
             let _ = reply.send(r);
@@ -268,7 +275,13 @@ fn apply(tx: &Connection, w: &Write) -> Result<(), StoreError> {
             tx.execute(
                 "UPDATE games SET red_joined = ?2, black_joined = ?3, invite_claimed = ?4,
                    started_ms = COALESCE(started_ms, ?5) WHERE id = ?1",
-                params![id, joined.red, joined.black, invite_claimed, started_ms.map(i)],
+                params![
+                    id,
+                    joined.red,
+                    joined.black,
+                    invite_claimed,
+                    started_ms.map(i)
+                ],
             )
             .map_err(db)?;
         }
@@ -376,7 +389,10 @@ fn load_game(c: &Connection, id: &str) -> Result<Option<StoredGame>, StoreError>
                         },
                         listed: r.get(16)?,
                         rematch_of: r.get(18)?,
-                        invite: r.get::<_, Option<String>>(25)?.as_deref().and_then(Color::parse_name),
+                        invite: r
+                            .get::<_, Option<String>>(25)?
+                            .as_deref()
+                            .and_then(Color::parse_name),
                     },
                     updated_ms: u(r.get(2)?),
                     invite_claimed: r.get(17)?,
@@ -526,11 +542,39 @@ mod tests {
         let s = SqliteStore::open(&dir.path().join("t.db"), SyncMode::Normal).unwrap();
         s.write(Write::Create(new_game("g1"))).await.unwrap();
         assert!(s.write(Write::Create(new_game("g1"))).await.is_err());
-        s.write(Write::Move { id: "g1".into(), mv: mv(1), finish: None }).await.unwrap();
+        s.write(Write::Move {
+            id: "g1".into(),
+            mv: mv(1),
+            finish: None,
+        })
+        .await
+        .unwrap();
         // A gap or a repeat is refused, and does not disturb the stored game.
-        assert!(s.write(Write::Move { id: "g1".into(), mv: mv(3), finish: None }).await.is_err());
-        assert!(s.write(Write::Move { id: "g1".into(), mv: mv(1), finish: None }).await.is_err());
-        s.write(Write::Move { id: "g1".into(), mv: mv(2), finish: None }).await.unwrap();
+        assert!(
+            s.write(Write::Move {
+                id: "g1".into(),
+                mv: mv(3),
+                finish: None
+            })
+            .await
+            .is_err()
+        );
+        assert!(
+            s.write(Write::Move {
+                id: "g1".into(),
+                mv: mv(1),
+                finish: None
+            })
+            .await
+            .is_err()
+        );
+        s.write(Write::Move {
+            id: "g1".into(),
+            mv: mv(2),
+            finish: None,
+        })
+        .await
+        .unwrap();
         let g = s.load("g1").await.unwrap().unwrap();
         assert_eq!(g.new, new_game("g1"));
         assert_eq!(g.moves, vec![mv(1), mv(2)]);
@@ -541,9 +585,29 @@ mod tests {
             reason: "resignation".into(),
             at_ms: 9,
         };
-        s.write(Write::Finish { id: "g1".into(), finish: f.clone() }).await.unwrap();
-        assert!(s.write(Write::Finish { id: "g1".into(), finish: f.clone() }).await.is_err());
-        assert!(s.write(Write::Move { id: "g1".into(), mv: mv(3), finish: None }).await.is_err());
+        s.write(Write::Finish {
+            id: "g1".into(),
+            finish: f.clone(),
+        })
+        .await
+        .unwrap();
+        assert!(
+            s.write(Write::Finish {
+                id: "g1".into(),
+                finish: f.clone()
+            })
+            .await
+            .is_err()
+        );
+        assert!(
+            s.write(Write::Move {
+                id: "g1".into(),
+                mv: mv(3),
+                finish: None
+            })
+            .await
+            .is_err()
+        );
         let g = s.load("g1").await.unwrap().unwrap();
         assert_eq!(g.finish, Some(f));
         assert!(s.unfinished().await.unwrap().is_empty());

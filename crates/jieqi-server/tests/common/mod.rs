@@ -24,6 +24,7 @@ pub async fn start_with(abandon_ms: u64, rate: f64) -> (Server, tempfile::TempDi
         sync: SyncMode::Normal,
         engine_threads: 1,
         abandon_ms,
+        engine: jieqi_server::EngineKind::Search,
         rate_per_sec: rate,
         rate_burst: 2.0 * rate,
     };
@@ -39,7 +40,9 @@ pub struct Created {
 }
 
 pub async fn create(addr: SocketAddr, body: Value) -> Created {
-    let r = http(addr, "POST", "/api/games", Some(&body.to_string())).await.unwrap();
+    let r = http(addr, "POST", "/api/games", Some(&body.to_string()))
+        .await
+        .unwrap();
     assert_eq!(r.status, 201, "{}", String::from_utf8_lossy(&r.body));
     let v = r.json().unwrap();
     Created {
@@ -56,7 +59,9 @@ pub async fn create(addr: SocketAddr, body: Value) -> Created {
 /// Connects and joins; returns the client and its first `state`.
 pub async fn join(addr: SocketAddr, game: &str, token: Option<&str>) -> (WsClient, Value) {
     let mut c = WsClient::connect(addr).await.unwrap();
-    c.send("join", json!({ "game": game, "token": token }), None).await.unwrap();
+    c.send("join", json!({ "game": game, "token": token }), None)
+        .await
+        .unwrap();
     let s = c.recv_until("state", WAIT).await.unwrap();
     (c, s)
 }

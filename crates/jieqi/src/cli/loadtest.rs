@@ -119,7 +119,8 @@ async fn create_game(addr: SocketAddr) -> anyhow::Result<(String, String, String
         bail!("create: HTTP {}", r.status);
     }
     let v = r.json()?;
-    let token_of = |url: &Value| -> Option<String> { url.as_str()?.split("seat=").nth(1).map(str::to_string) };
+    let token_of =
+        |url: &Value| -> Option<String> { url.as_str()?.split("seat=").nth(1).map(str::to_string) };
     Ok((
         v["id"].as_str().unwrap_or_default().to_string(),
         v["token"].as_str().unwrap_or_default().to_string(),
@@ -140,7 +141,8 @@ async fn player(
         let _permit = connect.acquire().await?;
         let mut ws = WsClient::connect(addr).await?;
         ws.keep_log = false;
-        ws.send("join", json!({"game": game, "token": token}), None).await?;
+        ws.send("join", json!({"game": game, "token": token}), None)
+            .await?;
         ws
     };
     let first = ws.recv_until("state", Duration::from_secs(60)).await?;
@@ -169,7 +171,9 @@ async fn player(
                     && t == "move"
                     && plies == n
                 {
-                    stats.rtts_us.push(at.elapsed().as_micros().min(u128::from(u32::MAX)) as u32);
+                    stats
+                        .rtts_us
+                        .push(at.elapsed().as_micros().min(u128::from(u32::MAX)) as u32);
                     stats.moves += 1;
                     pending = None;
                 }
@@ -228,10 +232,15 @@ pub fn run(args: LoadtestArgs) -> anyhow::Result<()> {
         Some(_) => None,
         None => Some(spawn_server(&args.sync)?),
     };
-    let addr = args.addr.or(server.as_ref().map(|s| s.addr)).ok_or_else(|| anyhow!("no address"))?;
+    let addr = args
+        .addr
+        .or(server.as_ref().map(|s| s.addr))
+        .ok_or_else(|| anyhow!("no address"))?;
     let pid = server.as_ref().map(|s| s.child.id());
     let rss = || pid.and_then(rss_bytes);
-    let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?;
     rt.block_on(async move {
         let rss0 = rss();
         println!("server {addr}; creating {} games", args.games);

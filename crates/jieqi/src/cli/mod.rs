@@ -1,5 +1,6 @@
 //! One module per subcommand group.
 
-pub mod perft;
+pub mod engine;
 pub mod loadtest;
+pub mod perft;
 pub mod serve;

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use anyhow::Context as _;
 use clap::Args;
 use jieqi_server::store::SyncMode;
-use jieqi_server::{Config, Server};
+use jieqi_server::{Config, EngineKind, Server};
 
 /// Options of `jieqi serve`.
 #[derive(Args, Debug)]
@@ -24,9 +24,16 @@ pub struct ServeArgs {
     /// Engine threads: how many engine games think at once.
     #[arg(long, env = "JIEQI_ENGINE_THREADS", default_value_t = 1)]
     pub engine_threads: usize,
+    /// Engine of engine games: `search` (jieqi-engine) or `greedy` (one-ply, fast).
+    #[arg(long, env = "JIEQI_ENGINE", default_value = "search", value_parser = parse_engine)]
+    pub engine: EngineKind,
     /// Seconds a player may be away before the opponent can claim the game.
     #[arg(long, env = "JIEQI_ABANDON_SECS", default_value_t = 60)]
     pub abandon_secs: u64,
+}
+
+fn parse_engine(s: &str) -> Result<EngineKind, String> {
+    EngineKind::parse(s).ok_or_else(|| format!("{s:?}: expected search or greedy"))
 }
 
 fn parse_sync(s: &str) -> Result<SyncMode, String> {
@@ -41,6 +48,7 @@ impl ServeArgs {
             db: self.db.clone(),
             sync: self.sync,
             engine_threads: self.engine_threads.max(1),
+            engine: self.engine,
             abandon_ms: self.abandon_secs.saturating_mul(1000),
             ..Config::default()
         }
