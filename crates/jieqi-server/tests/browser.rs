@@ -368,7 +368,7 @@ fn click_a_move(b: &Browser, prefer: Option<(&str, &str)>) -> (String, String) {
     }
     let ours = b.script(
         "const mine = document.querySelector('.board-box').dataset.turn;
-         return [...document.querySelectorAll('.piece.' + mine)].map(e => e.dataset.sq);",
+         return [...document.querySelectorAll('svg.board .piece.' + mine)].map(e => e.dataset.sq);",
         json!([]),
     );
     for sq in ours.as_array().expect("squares") {
@@ -395,7 +395,7 @@ fn click_a_move(b: &Browser, prefer: Option<(&str, &str)>) -> (String, String) {
 fn drag_a_move(b: &Browser) -> (String, String) {
     let ours = b.script(
         "const mine = document.querySelector('.board-box').dataset.turn;
-         return [...document.querySelectorAll('.piece.' + mine)].map(e => e.dataset.sq);",
+         return [...document.querySelectorAll('svg.board .piece.' + mine)].map(e => e.dataset.sq);",
         json!([]),
     );
     let centre = "const r = document.querySelector(arguments[0]).getBoundingClientRect();
@@ -550,7 +550,7 @@ fn play_the_engine_in_chromium() {
     b.wait_for("#status.mine");
     assert_eq!(
         b.script(
-            "return document.querySelectorAll('.piece.down').length;",
+            "return document.querySelectorAll('svg.board .piece.down').length;",
             json!([])
         ),
         json!(30)
@@ -619,7 +619,7 @@ fn play_the_engine_in_chromium() {
     b.wait_for(".board-box[data-browsing='1']");
     assert_eq!(
         b.script(
-            "return document.querySelectorAll('.dest, .piece.down').length;",
+            "return document.querySelectorAll('svg.board .dest, svg.board .piece.down').length;",
             json!([])
         ),
         json!(29),
@@ -630,7 +630,7 @@ fn play_the_engine_in_chromium() {
     b.wait_for("#status.mine");
 
     // Hovering a face-down black piece shows the odds of each identity (pool / total).
-    hover(&b, ".piece.black.down");
+    hover(&b, "svg.board .piece.black.down");
     b.wait_for("#odds:not(.hidden) .odds-row");
     let odds = b.script(
         "return [...document.querySelectorAll('#odds .odds-row')].map(r => [r.dataset.role, r.querySelector('.frac').textContent]);",
@@ -728,7 +728,7 @@ fn play_the_engine_in_chromium() {
     b.shot("result");
     // With the deal public, face-down pieces show their identity.
     let real = b.script(
-        "const d = document.querySelector('.piece.down[data-real]'); return d && [d.dataset.sq, d.dataset.real];",
+        "const d = document.querySelector('svg.board .piece.down[data-real]'); return d && [d.dataset.sq, d.dataset.real];",
         json!([]),
     );
     assert!(real.is_array(), "face-down pieces show the published deal");
@@ -754,8 +754,8 @@ fn play_the_engine_in_chromium() {
     wait_plies(&b, 1);
     b.wait_for("#status.mine");
     let bottom = b.script(
-        "const k = document.querySelector(\".piece[data-piece='k']\").getBoundingClientRect(); \
-         const K = document.querySelector(\".piece[data-piece='K']\").getBoundingClientRect(); return k.top > K.top;",
+        "const k = document.querySelector(\"svg.board .piece[data-piece='k']\").getBoundingClientRect(); \
+         const K = document.querySelector(\"svg.board .piece[data-piece='K']\").getBoundingClientRect(); return k.top > K.top;",
         json!([]),
     );
     assert_eq!(
