@@ -180,12 +180,23 @@ impl Browser {
     }
 
     fn click(&self, css: &str) {
-        let id = self
-            .find(css)
-            .unwrap_or_else(|| self.fail(&format!("no element {css}")));
-        if let Err(e) = self.cmd("POST", &format!("/element/{id}/click"), Some(json!({}))) {
-            self.fail(&format!("click {css}: {e}"));
+        // The page redraws panels when events arrive (presence, moves): an element found
+        // just before such a redraw is stale, so find it again and retry.
+        let mut last = String::new();
+        for _ in 0..10 {
+            let id = self
+                .find(css)
+                .unwrap_or_else(|| self.fail(&format!("no element {css}")));
+            match self.cmd("POST", &format!("/element/{id}/click"), Some(json!({}))) {
+                Ok(_) => return,
+                Err(e) if e.contains("stale element") => {
+                    last = e;
+                    std::thread::sleep(Duration::from_millis(100));
+                }
+                Err(e) => self.fail(&format!("click {css}: {e}")),
+            }
         }
+        self.fail(&format!("click {css}: {last}"))
     }
 
     fn text(&self, css: &str) -> String {
