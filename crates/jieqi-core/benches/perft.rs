@@ -1,5 +1,6 @@
 //! Move generator speed: deal perft (last ply bulk-counted) from the start position and
 //! from middlegame positions. `cargo bench -p jieqi-core --bench perft`.
+#![allow(missing_docs)]
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use jieqi_core::perft::{Mode, perft};
