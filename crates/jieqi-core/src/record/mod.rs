@@ -207,6 +207,11 @@ impl Record {
         out
     }
 
+    /// The position after the last move of the main line.
+    pub fn final_position(&self) -> Position {
+        self.positions().pop().unwrap_or_else(|| self.start.clone())
+    }
+
     /// The main line written in a notation, one string per move.
     pub fn move_texts(&self, notation: Notation) -> Vec<String> {
         let mut pos = self.start.clone();

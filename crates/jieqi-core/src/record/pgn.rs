@@ -374,6 +374,8 @@ pub fn read(text: &str) -> Result<Record, ReadRecordError> {
             }
             "result" => tag_result = Some(v.to_string()),
             "format" => {}
+            // "?" is PGN for unknown: nothing to keep.
+            _ if matches!(v, "" | "?" | "????.??.??") => {}
             _ => rec.tags.push((name.clone(), value.clone())),
         }
     }
