@@ -330,3 +330,24 @@ fn web_record_hides_the_deal_until_the_end() {
     assert!(uci(Viewer::Spectator).len() < full.len(), "{full}");
     assert!(uci(Viewer::Player(!capturer)).len() < full.len());
 }
+
+#[test]
+fn tampered_files_are_rejected() {
+    let e = pgn::read(&data("seed004_bad_reveal.pgn")).unwrap().verify().unwrap_err();
+    assert_eq!(e.ply, 3);
+    assert_eq!(
+        e.to_string(),
+        "ply 3: the face-down piece on g0 is a rook under the deal, the record says horse"
+    );
+    let e = pgn::read(&data("seed004_bad_commitment.pgn")).unwrap().verify().unwrap_err();
+    assert_eq!(e.ply, 0);
+    assert!(matches!(e.reason, VerifyReason::CommitmentMismatch { .. }));
+    // With the right commitment it passes.
+    let deal = Deal::parse("RNBAARNPCCPBPPP/rnbaabnrcpppcpp").unwrap();
+    let good = data("seed004_bad_commitment.pgn").replace(
+        "sha256:0000000000000000000000000000000000000000000000000000000000000000",
+        &deal.commitment("abc"),
+    );
+    let report = pgn::read(&good).unwrap().verify().unwrap();
+    assert!(report.commitment_checked && report.deal_checked);
+}
