@@ -6,9 +6,7 @@ use jieqi_core::record::web::WebRecord;
 use jieqi_core::record::{
     Format, ReadRecordError, Record, RecordMove, VerifyReason, jieqibox, pgn, read_any, write,
 };
-use jieqi_core::{
-    CapturedIdentity, Color, Deal, Game, Piece, Reveals, Role, RuleSet, Viewer,
-};
+use jieqi_core::{CapturedIdentity, Color, Deal, Game, Piece, Reveals, Role, RuleSet, Viewer};
 use proptest::prelude::*;
 
 fn data(name: &str) -> String {
@@ -77,14 +75,21 @@ fn decorated_record(g: &Game) -> Record {
 fn seed_004_pgn_replays_with_check_and_capture() {
     let rec = pgn::read(&data("seed004.pgn")).unwrap();
     assert_eq!(rec.moves.len(), 4);
-    assert_eq!(rec.opening_comment.as_deref(), Some("盖棋 form, as the seed writes it"));
+    assert_eq!(
+        rec.opening_comment.as_deref(),
+        Some("盖棋 form, as the seed writes it")
+    );
     assert_eq!(rec.moves[1].comment.as_deref(), Some("叫将"));
     let report = rec.verify().unwrap();
     assert!(report.deal_checked);
     let game = rec.game().unwrap().unwrap();
     let plies = game.plies();
     assert!(plies[1].check, "check after Black's first move");
-    assert_eq!(plies[3].captured, Some(Some(Role::Rook)), "2...炮5进3 takes the rook");
+    assert_eq!(
+        plies[3].captured,
+        Some(Some(Role::Rook)),
+        "2...炮5进3 takes the rook"
+    );
     assert_eq!(
         rec.move_texts(Notation::Chinese(Script::Simplified)),
         ["兵七进一相", "卒5进1炮", "相三进五车", "炮5进3"]
@@ -123,8 +128,12 @@ fn jieqibox_sample_reads_and_round_trips() {
         "xxxxkxxxx/9/1x5x1/x1x1x1x1x/9/9/X1X1X1X1X/1X5X1/9/XXXXKXXXX w A2B2N2R2C2P5a2b2n2r2c2p5 0 1"
     );
     // Board edits are refused with the ply.
-    let adjust = data("jieqibox_sample.json").replacen("\"type\": \"move\"", "\"type\": \"adjust\"", 1);
-    assert!(matches!(jieqibox::read(&adjust), Err(ReadRecordError::Move { ply: 1, .. })));
+    let adjust =
+        data("jieqibox_sample.json").replacen("\"type\": \"move\"", "\"type\": \"adjust\"", 1);
+    assert!(matches!(
+        jieqibox::read(&adjust),
+        Err(ReadRecordError::Move { ply: 1, .. })
+    ));
 }
 
 #[test]
@@ -142,11 +151,18 @@ fn pgn_reads_variations_nags_and_clocks() {
     assert_eq!(var[0].mv.to_string(), "a6a5");
     assert_eq!(var[1].mv.to_string(), "h2e2");
     // Reveals come from the deal.
-    assert_eq!(rec.positions()[4].piece_at(jieqi_core::Square::parse("c4").unwrap()),
-        Some(Piece::Up(Color::Red, Role::Elephant)));
+    assert_eq!(
+        rec.positions()[4].piece_at(jieqi_core::Square::parse("c4").unwrap()),
+        Some(Piece::Up(Color::Red, Role::Elephant))
+    );
     rec.verify().unwrap();
     // Written and read again, nothing is lost.
-    for n in [Notation::Chinese(Script::Simplified), Notation::Chinese(Script::Traditional), Notation::Wxf, Notation::Iccs] {
+    for n in [
+        Notation::Chinese(Script::Simplified),
+        Notation::Chinese(Script::Traditional),
+        Notation::Wxf,
+        Notation::Iccs,
+    ] {
         let out = pgn::write(&rec, n);
         let back = pgn::read(&out).unwrap_or_else(|e| panic!("{e}\n{out}"));
         assert_eq!(back.moves[0].clock, rec.moves[0].clock, "{out}");
@@ -155,10 +171,22 @@ fn pgn_reads_variations_nags_and_clocks() {
         assert_eq!(back.moves[3].annotation.as_deref(), Some("!?"));
     }
     // Broken syntax is reported with its line.
-    assert!(matches!(pgn::read("1. c3c4 {never closed"), Err(ReadRecordError::Syntax { line: 1, .. })));
-    assert!(matches!(pgn::read("1. c3c4 (1. h2e2"), Err(ReadRecordError::Syntax { .. })));
-    assert!(matches!(pgn::read("[Game \"Chess\"]\n1. e2e4"), Err(ReadRecordError::Tag { .. })));
-    assert!(matches!(pgn::read("1. c3c4 e6e5 2. e0e1 e5e0"), Err(ReadRecordError::Move { ply: 4, .. })));
+    assert!(matches!(
+        pgn::read("1. c3c4 {never closed"),
+        Err(ReadRecordError::Syntax { line: 1, .. })
+    ));
+    assert!(matches!(
+        pgn::read("1. c3c4 (1. h2e2"),
+        Err(ReadRecordError::Syntax { .. })
+    ));
+    assert!(matches!(
+        pgn::read("[Game \"Chess\"]\n1. e2e4"),
+        Err(ReadRecordError::Tag { .. })
+    ));
+    assert!(matches!(
+        pgn::read("1. c3c4 e6e5 2. e0e1 e5e0"),
+        Err(ReadRecordError::Move { ply: 4, .. })
+    ));
 }
 
 proptest! {
@@ -309,20 +337,30 @@ fn web_record_hides_the_deal_until_the_end() {
     rec.deal_commitment = Some(g.deal().commitment("salt"));
     rec.deal_salt = Some("salt".into());
     let json = write(&rec, Format::Web(Viewer::BLACK));
-    assert!(!json.contains("\"deal\"") && !json.contains("salt\""), "{json}");
+    assert!(
+        !json.contains("\"deal\"") && !json.contains("salt\""),
+        "{json}"
+    );
     assert!(json.contains("dealCommitment"));
     let json = write(&rec, Format::Web(Viewer::Referee));
     assert!(json.contains("\"deal\"") && json.contains("\"dealSalt\""));
     rec.result = "1-0".into();
     let json = write(&rec, Format::Web(Viewer::Spectator));
-    assert!(json.contains(&g.deal().to_string()), "deal published after the end");
+    assert!(
+        json.contains(&g.deal().to_string()),
+        "deal published after the end"
+    );
     // A player's copy reads back as a record of what that player knew.
     let rec2 = read_any(&write(&rec, Format::Web(Viewer::RED))).unwrap();
     assert_eq!(rec2.moves.len(), rec.moves.len());
     let _ = RecordMove::new(rec.moves[0].mv, Reveals::NONE);
     // The captured identity of a face-down piece: the referee and the capturer see it,
     // the spectator and the other player do not.
-    let i = g.plies().iter().position(|p| p.captured_hidden()).expect("a face-down capture");
+    let i = g
+        .plies()
+        .iter()
+        .position(|p| p.captured_hidden())
+        .expect("a face-down capture");
     let capturer = g.plies()[i].color;
     let uci = |v: Viewer| WebRecord::from_record(&rec, v).moves[i].uci.clone();
     let full = uci(Viewer::Referee);
@@ -333,13 +371,19 @@ fn web_record_hides_the_deal_until_the_end() {
 
 #[test]
 fn tampered_files_are_rejected() {
-    let e = pgn::read(&data("seed004_bad_reveal.pgn")).unwrap().verify().unwrap_err();
+    let e = pgn::read(&data("seed004_bad_reveal.pgn"))
+        .unwrap()
+        .verify()
+        .unwrap_err();
     assert_eq!(e.ply, 3);
     assert_eq!(
         e.to_string(),
         "ply 3: the face-down piece on g0 is a rook under the deal, the record says horse"
     );
-    let e = pgn::read(&data("seed004_bad_commitment.pgn")).unwrap().verify().unwrap_err();
+    let e = pgn::read(&data("seed004_bad_commitment.pgn"))
+        .unwrap()
+        .verify()
+        .unwrap_err();
     assert_eq!(e.ply, 0);
     assert!(matches!(e.reason, VerifyReason::CommitmentMismatch { .. }));
     // With the right commitment it passes.

@@ -114,7 +114,9 @@ fn write_numeral(n: u8, color: Color, script: Script) -> char {
     match (color, script) {
         (Color::Red, _) => CN_NUMERALS[i],
         (Color::Black, Script::Simplified) => (b'1' + i as u8) as char,
-        (Color::Black, Script::Traditional) => char::from_u32('１' as u32 + i as u32).unwrap_or('?'),
+        (Color::Black, Script::Traditional) => {
+            char::from_u32('１' as u32 + i as u32).unwrap_or('?')
+        }
     }
 }
 
@@ -184,7 +186,10 @@ impl ChineseMove {
                 i += 1;
             } else if let Some(p @ (Pick::Front | Pick::Middle | Pick::Back)) = pick_of(next) {
                 // 「车前平四」: the place after the piece.
-                locator = Locator::Pick { pick: p, file: None };
+                locator = Locator::Pick {
+                    pick: p,
+                    file: None,
+                };
                 i += 1;
             } else {
                 return Err(err(format!(
@@ -247,8 +252,9 @@ impl ChineseMove {
         if at(i) == Some('吃') {
             i += 1;
             let rc = at(i).ok_or_else(|| err("a piece must follow 吃".into()))?;
-            captured =
-                Some(role_of_char(rc).ok_or_else(|| err(format!("{rc:?} after 吃 is not a piece")))?);
+            captured = Some(
+                role_of_char(rc).ok_or_else(|| err(format!("{rc:?} after 吃 is not a piece")))?,
+            );
             i += 1;
         }
         if let Some(rest) = c.get(i..).filter(|r| !r.is_empty()) {

@@ -189,10 +189,7 @@ fn none_can_text(role: &Role, candidates: &[(Square, Option<Move>)]) -> String {
 /// Whether the kind moves along lines (so 进/退 count steps) rather than diagonally
 /// (so 进/退 name the destination file).
 pub(crate) const fn moves_straight(role: Role) -> bool {
-    matches!(
-        role,
-        Role::King | Role::Rook | Role::Cannon | Role::Pawn
-    )
+    matches!(role, Role::King | Role::Rook | Role::Cannon | Role::Pawn)
 }
 
 /// The file number (1–9 from `color`'s right) of a file index (0 = `a`).
@@ -335,7 +332,10 @@ fn destination(
     if !(1..=9).contains(&target) {
         return Err(bad("targets are 1 to 9"));
     }
-    let (f, r) = (i32::from(from.file().index()), i32::from(from.rank().index()));
+    let (f, r) = (
+        i32::from(from.file().index()),
+        i32::from(from.rank().index()),
+    );
     let fwd = forward(color);
     if direction == Direction::Sideways {
         if !moves_straight(role) {

@@ -10,7 +10,12 @@ pub fn parse_iccs(text: &str) -> Result<UciMove, ParseUciError> {
     let t = text.trim();
     let b = t.as_bytes();
     if b.len() >= 5 && b[2] == b'-' && t.is_ascii() {
-        let s = format!("{}{}{}", t[..2].to_ascii_lowercase(), t[3..5].to_ascii_lowercase(), &t[5..]);
+        let s = format!(
+            "{}{}{}",
+            t[..2].to_ascii_lowercase(),
+            t[3..5].to_ascii_lowercase(),
+            &t[5..]
+        );
         return UciMove::parse(&s);
     }
     if b.len() >= 4 && t.is_ascii() {
@@ -25,9 +30,10 @@ pub fn parse_iccs(text: &str) -> Result<UciMove, ParseUciError> {
 /// for a deal or a referee to fill).
 pub fn resolve_iccs(u: &UciMove, pos: &Position) -> Result<(Move, Reveals), ResolveError> {
     let m = u.to_plain();
-    let role = pos
-        .movement_role(m.from)
-        .filter(|_| pos.piece_at(m.from).is_some_and(|p| p.color() == pos.turn()));
+    let role = pos.movement_role(m.from).filter(|_| {
+        pos.piece_at(m.from)
+            .is_some_and(|p| p.color() == pos.turn())
+    });
     let Some(role) = role else {
         return Err(no_piece(pos, m));
     };

@@ -111,9 +111,7 @@ pub fn read_move(pos: &Position, text: &str) -> Result<(Move, Reveals), ReadMove
         error,
     };
     match detect(text) {
-        Notation::Chinese(_) => ChineseMove::parse(text)?
-            .resolve(pos)
-            .map_err(resolve_err),
+        Notation::Chinese(_) => ChineseMove::parse(text)?.resolve(pos).map_err(resolve_err),
         Notation::Iccs => {
             let u = parse_iccs(text)?;
             resolve_iccs(&u, pos).map_err(resolve_err)

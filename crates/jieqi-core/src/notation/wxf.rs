@@ -57,7 +57,9 @@ fn letter_role(c: char) -> Option<Role> {
 }
 
 fn digit(c: char) -> Option<u8> {
-    c.to_digit(10).filter(|d| (1..=9).contains(d)).map(|d| d as u8)
+    c.to_digit(10)
+        .filter(|d| (1..=9).contains(d))
+        .map(|d| d as u8)
 }
 
 impl WxfMove {
@@ -104,7 +106,11 @@ impl WxfMove {
             '+' => Direction::Forward,
             '-' => Direction::Backward,
             '.' | '=' => Direction::Sideways,
-            x => return Err(err(format!("expected +, - or . before the target, found {x:?}"))),
+            x => {
+                return Err(err(format!(
+                    "expected +, - or . before the target, found {x:?}"
+                )));
+            }
         };
         let target = digit(c[n - 1])
             .ok_or_else(|| err(format!("the target {:?} is not a digit 1–9", c[n - 1])))?;
@@ -161,15 +167,22 @@ impl WxfMove {
                         )));
                     }
                 };
-                (Role::Pawn, Locator::Pick { pick, file: Some(f) })
+                (
+                    Role::Pawn,
+                    Locator::Pick {
+                        pick,
+                        file: Some(f),
+                    },
+                )
             }
             [a, m, f] if letter_role(a).is_some() && digit(f).is_some() => {
                 let pick = match m {
                     '+' => Pick::Front,
                     '-' => Pick::Back,
-                    _ => Pick::Nth(digit(m).ok_or_else(|| {
-                        err(format!("{m:?} is not a place (+, - or 1–9)"))
-                    })?),
+                    _ => Pick::Nth(
+                        digit(m)
+                            .ok_or_else(|| err(format!("{m:?} is not a place (+, - or 1–9)")))?,
+                    ),
                 };
                 (
                     letter_role(a).unwrap_or(Role::Pawn),

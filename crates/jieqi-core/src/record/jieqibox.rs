@@ -126,7 +126,8 @@ pub fn read(text: &str) -> Result<Record, ReadRecordError> {
             && pos.board().is_hidden(m.from)
             && let Some(fen) = &bm.fen
         {
-            let after = Setup::from_fen(fen).map_err(|e| bad(format!("fen after the move: {e}")))?;
+            let after =
+                Setup::from_fen(fen).map_err(|e| bad(format!("fen after the move: {e}")))?;
             match after.board[m.to.index()] {
                 Some(Piece::Up(c, r)) if c == pos.turn() => rv.mover = Some(r),
                 _ => {

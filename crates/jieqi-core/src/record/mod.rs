@@ -279,7 +279,6 @@ pub(crate) fn advance(pos: &mut Position, deal: Option<&Deal>, m: Move, rv: Reve
 /// Simplified Chinese, the default notation for showing moves.
 pub const CHINESE: Notation = Notation::Chinese(Script::Simplified);
 
-
 /// The file formats of records.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Format {

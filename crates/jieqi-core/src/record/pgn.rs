@@ -85,7 +85,10 @@ fn tokenize(text: &str) -> Result<Vec<(usize, Token)>, ReadRecordError> {
                 while i < chars.len() && chars[i] != '\n' {
                     i += 1;
                 }
-                out.push((line, Token::Comment(chars[s..i].iter().collect::<String>().trim().to_string())));
+                out.push((
+                    line,
+                    Token::Comment(chars[s..i].iter().collect::<String>().trim().to_string()),
+                ));
             }
             '{' => {
                 let (l0, s) = (line, i + 1);
@@ -99,7 +102,10 @@ fn tokenize(text: &str) -> Result<Vec<(usize, Token)>, ReadRecordError> {
                 if i >= chars.len() {
                     return Err(syntax(l0, "a comment '{' is never closed"));
                 }
-                out.push((l0, Token::Comment(chars[s..i].iter().collect::<String>().trim().to_string())));
+                out.push((
+                    l0,
+                    Token::Comment(chars[s..i].iter().collect::<String>().trim().to_string()),
+                ));
                 i += 1;
             }
             '[' => {
@@ -121,7 +127,10 @@ fn tokenize(text: &str) -> Result<Vec<(usize, Token)>, ReadRecordError> {
                 loop {
                     match chars.get(i) {
                         None | Some('\n') => {
-                            return Err(syntax(l0, format!("the value of tag [{name}] is not closed")));
+                            return Err(syntax(
+                                l0,
+                                format!("the value of tag [{name}] is not closed"),
+                            ));
                         }
                         Some('\\') if matches!(chars.get(i + 1), Some('"' | '\\')) => {
                             value.push(chars[i + 1]);
@@ -175,7 +184,10 @@ fn tokenize(text: &str) -> Result<Vec<(usize, Token)>, ReadRecordError> {
                 let s = i;
                 while i < chars.len()
                     && !chars[i].is_whitespace()
-                    && !matches!(chars[i], '{' | '}' | '(' | ')' | '[' | ']' | ';' | '（' | '$')
+                    && !matches!(
+                        chars[i],
+                        '{' | '}' | '(' | ')' | '[' | ']' | ';' | '（' | '$'
+                    )
                 {
                     i += 1;
                 }
@@ -209,7 +221,10 @@ fn push_word(out: &mut Vec<(usize, Token)>, line: usize, word: &str) {
         out.push((line, Token::Move(body.to_string())));
     }
     if !mark.is_empty() {
-        out.push((line, Token::Mark(mark.replace('！', "!").replace('？', "?"))));
+        out.push((
+            line,
+            Token::Mark(mark.replace('！', "!").replace('？', "?")),
+        ));
     }
 }
 
@@ -219,7 +234,9 @@ fn split_clock(c: &str) -> (Option<String>, Option<String>) {
         && let Some(e) = c[s..].find(']')
     {
         let clock = c[s + 5..s + e].trim().to_string();
-        let rest = format!("{} {}", &c[..s], &c[s + e + 1..]).trim().to_string();
+        let rest = format!("{} {}", &c[..s], &c[s + e + 1..])
+            .trim()
+            .to_string();
         return (Some(clock), (!rest.is_empty()).then_some(rest));
     }
     (None, (!c.is_empty()).then(|| c.to_string()))
@@ -364,12 +381,16 @@ pub fn read(text: &str) -> Result<Record, ReadRecordError> {
             "dealcommitment" => rec.deal_commitment = Some(v.to_string()),
             "dealsalt" => rec.deal_salt = Some(v.to_string()),
             "ruleset" => {
-                rec.rules = RuleSet::by_name(v)
-                    .ok_or_else(|| tag_err(name, format!("{v:?}: expected standard or tournament")))?;
+                rec.rules = RuleSet::by_name(v).ok_or_else(|| {
+                    tag_err(name, format!("{v:?}: expected standard or tournament"))
+                })?;
             }
             "capturedidentity" => {
                 captured_identity = Some(CapturedIdentity::parse(v).ok_or_else(|| {
-                    tag_err(name, format!("{v:?}: expected capturer, nobody or everyone"))
+                    tag_err(
+                        name,
+                        format!("{v:?}: expected capturer, nobody or everyone"),
+                    )
                 })?);
             }
             "result" => tag_result = Some(v.to_string()),
@@ -410,7 +431,10 @@ pub fn read(text: &str) -> Result<Record, ReadRecordError> {
         (None, None) => "*".into(),
     };
     if !is_result(&rec.result) {
-        return Err(tag_err("Result", format!("{:?} is not 1-0, 0-1, 1/2-1/2 or *", rec.result)));
+        return Err(tag_err(
+            "Result",
+            format!("{:?} is not 1-0, 0-1, 1/2-1/2 or *", rec.result),
+        ));
     }
     Ok(rec)
 }

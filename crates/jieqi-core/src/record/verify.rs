@@ -22,7 +22,9 @@ pub enum VerifyReason {
     #[error("the deal does not fit the starting position: {0}")]
     DealMismatch(String),
     /// A revealed identity that the deal contradicts.
-    #[error("the face-down piece on {square} is a {truth} under the deal, the record says {stated}")]
+    #[error(
+        "the face-down piece on {square} is a {truth} under the deal, the record says {stated}"
+    )]
     RevealContradictsDeal {
         /// The mover's square.
         square: Square,
@@ -32,7 +34,9 @@ pub enum VerifyReason {
         truth: Role,
     },
     /// A captured identity that the deal contradicts.
-    #[error("the face-down piece captured on {square} is a {truth} under the deal, the record says {stated}")]
+    #[error(
+        "the face-down piece captured on {square} is a {truth} under the deal, the record says {stated}"
+    )]
     CaptureContradictsDeal {
         /// The destination.
         square: Square,

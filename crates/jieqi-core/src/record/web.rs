@@ -155,7 +155,10 @@ impl WebRecord {
             result: rec.result.clone(),
             deal: rec.deal.filter(|_| deal_visible).map(|d| d.to_string()),
             deal_commitment: rec.deal_commitment.clone(),
-            deal_salt: rec.deal_salt.clone().filter(|_| deal_visible && rec.deal.is_some()),
+            deal_salt: rec
+                .deal_salt
+                .clone()
+                .filter(|_| deal_visible && rec.deal.is_some()),
         }
     }
 
@@ -200,10 +203,7 @@ impl WebRecord {
 
     /// Turns the web record back into a record (what its viewer knows).
     pub fn to_record(&self) -> Result<Record, ReadRecordError> {
-        let tag = |t: &str, why: String| ReadRecordError::Tag {
-            tag: t.into(),
-            why,
-        };
+        let tag = |t: &str, why: String| ReadRecordError::Tag { tag: t.into(), why };
         let mut rec = Record::new();
         rec.tags = self.tags.clone();
         rec.start = Position::from_fen(&self.start).map_err(|e| tag("start", e.to_string()))?;

@@ -78,7 +78,10 @@ pub fn run(args: RecordArgs) -> anyhow::Result<()> {
         } => {
             let rec = load(&input)?;
             let to = to.unwrap_or_else(|| {
-                if output.extension().is_some_and(|e| e.eq_ignore_ascii_case("json")) {
+                if output
+                    .extension()
+                    .is_some_and(|e| e.eq_ignore_ascii_case("json"))
+                {
                     "json".into()
                 } else {
                     "pgn".into()
@@ -121,7 +124,8 @@ pub fn run(args: RecordArgs) -> anyhow::Result<()> {
                     println!(
                         "  deal: {}",
                         match (r.deal_checked, r.commitment_checked) {
-                            (true, true) => "every reveal agrees with it; it matches its commitment",
+                            (true, true) =>
+                                "every reveal agrees with it; it matches its commitment",
                             (true, false) => "every reveal agrees with it (no commitment given)",
                             (false, _) => "none given; every reveal is stated in the moves",
                         }
@@ -216,8 +220,16 @@ pub fn show(rec: &Record, ply: Option<usize>, n: Notation) -> anyhow::Result<Str
     out.push_str("\n\n");
     out.push_str(&format!(
         "After ply {at}: {} to move{}\n",
-        if pos.turn() == Color::Red { "Red (红)" } else { "Black (黑)" },
-        if pos.is_check() { ", in check (将军)" } else { "" }
+        if pos.turn() == Color::Red {
+            "Red (红)"
+        } else {
+            "Black (黑)"
+        },
+        if pos.is_check() {
+            ", in check (将军)"
+        } else {
+            ""
+        }
     ));
     out.push_str(&format!("FEN: {}\n", pos.fen()));
     out.push_str(&format!(
@@ -247,7 +259,9 @@ pub fn show(rec: &Record, ply: Option<usize>, n: Notation) -> anyhow::Result<Str
             if line.is_empty() {
                 line = format!("{number:>3}. ...");
             }
-            let pad = 20usize.saturating_sub(line.chars().count() + line.chars().filter(|c| !c.is_ascii()).count());
+            let pad = 20usize.saturating_sub(
+                line.chars().count() + line.chars().filter(|c| !c.is_ascii()).count(),
+            );
             line.push_str(&" ".repeat(pad.max(2)));
             line.push_str(&format!("{t}{marker}"));
             out.push_str(&line);
@@ -284,7 +298,12 @@ mod tests {
         assert!(text.contains("1. 兵七进一相"), "{text}");
         assert!(text.contains("卒5进1炮*"), "{text}");
         assert!(text.contains("(暗)") && text.contains("[暗]"));
-        assert!(text.contains("Pools (暗子): Red 仕2 相1 马2 车2 炮2 兵5 | Black 士2 象2 马2 车2 炮1 卒5"), "{text}");
+        assert!(
+            text.contains(
+                "Pools (暗子): Red 仕2 相1 马2 车2 炮2 兵5 | Black 士2 象2 马2 车2 炮1 卒5"
+            ),
+            "{text}"
+        );
         assert!(show(&rec, Some(9), Notation::Wxf).is_err());
     }
 
@@ -303,7 +322,9 @@ mod tests {
         verify("seed004.pgn").unwrap();
         let e = verify("seed004_bad_reveal.pgn").unwrap_err().to_string();
         assert!(e.contains("rejected at ply 3"), "{e}");
-        let e = verify("seed004_bad_commitment.pgn").unwrap_err().to_string();
+        let e = verify("seed004_bad_commitment.pgn")
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("commitment"), "{e}");
         assert!(verify("no_such_file.pgn").is_err());
     }
