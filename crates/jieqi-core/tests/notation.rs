@@ -419,3 +419,39 @@ fn seed_004_record_replays() {
         "xxxxkxxxx/9/1x5x1/x1x3x1x/9/2B6/X3X1X1X/1X2c2X1/9/XXXXKX1XX w A2B1N2R1C2P5a2b2n2r2c1p5 - 0 3"
     );
 }
+
+/// The tandem-pawn examples of the WXF notation standard, and its tandem-piece forms.
+#[test]
+fn wxf_standard_tandem_forms() {
+    // Three pawns on Red's file 3 (g5 g6 g7), crossing to file 4.
+    let pos = Position::from_fen("3k5/9/6P2/6P2/6P2/9/9/9/9/4K4 w A2B2N2R2C2P2a2b2n2r2c2p5 - 0 1")
+        .unwrap();
+    for (text, m) in [("P+.4", "g7f7"), ("P3.4", "g6f6"), ("P-.4", "g5f5")] {
+        assert_eq!(read(&pos, text).0, mv(m), "{text}");
+        assert_eq!(write_move(&pos, mv(m), Reveals::NONE, Notation::Wxf), text);
+    }
+    // Plus two pawns on file 7 (c5 c6): the file digit replaces the letter.
+    let pos = Position::from_fen("3k5/9/6P2/2P3P2/2P3P2/9/9/9/9/4K4 w A2B2N2R2C2P0a2b2n2r2c2p5 - 0 1")
+        .unwrap();
+    for (text, m) in [
+        ("3+.4", "g7f7"),
+        ("33.4", "g6f6"),
+        ("3-.4", "g5f5"),
+        ("7+.6", "c6d6"),
+        ("7-.6", "c5d5"),
+    ] {
+        assert_eq!(read(&pos, text).0, mv(m), "{text}");
+        assert_eq!(write_move(&pos, mv(m), Reveals::NONE, Notation::Wxf), text);
+    }
+    // Tandem rooks: R+ / R- and the prefix spelling +R / -R.
+    let pos = Position::from_fen("3k5/9/9/9/9/9/R8/9/9/R3K4 w A2B2N2R0C2P5a2b2n2r2c2p5 - 0 1")
+        .unwrap();
+    for (text, m) in [("R+.3", "a3g3"), ("+R.3", "a3g3"), ("R+-1", "a3a2"), ("-R+1", "a0a1")] {
+        assert_eq!(read(&pos, text).0, mv(m), "{text}");
+    }
+    assert_eq!(write_move(&pos, mv("a0a1"), Reveals::NONE, Notation::Wxf), "R-+1");
+    assert_eq!(
+        write_move(&pos, mv("a0a1"), Reveals::NONE, Notation::Chinese(Script::Simplified)),
+        "后车进一"
+    );
+}
