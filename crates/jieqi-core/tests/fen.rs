@@ -15,7 +15,10 @@ fn lines(file: &str) -> Vec<String> {
 #[test]
 fn valid_fens_read_and_round_trip() {
     let mut n = 0;
-    for fen in lines("fen_valid.txt").iter().filter(|l| !l.trim().is_empty()) {
+    for fen in lines("fen_valid.txt")
+        .iter()
+        .filter(|l| !l.trim().is_empty())
+    {
         let pos = Position::from_fen(fen).unwrap_or_else(|e| panic!("{fen}: {e}"));
         let out = pos.fen();
         assert_eq!(Position::from_fen(&out).unwrap().fen(), out, "{fen}");
@@ -29,7 +32,11 @@ fn valid_fens_read_and_round_trip() {
 fn every_accepted_form_of_the_start_reads_the_same() {
     let start = Position::start();
     assert_eq!(start.fen(), START_FEN);
-    for fen in lines("fen_valid.txt").iter().take(6).filter(|l| l.starts_with("xxxxkxxxx")) {
+    for fen in lines("fen_valid.txt")
+        .iter()
+        .take(6)
+        .filter(|l| l.starts_with("xxxxkxxxx"))
+    {
         assert_eq!(Position::from_fen(fen).unwrap(), start, "{fen}");
     }
 }
@@ -38,9 +45,14 @@ fn every_accepted_form_of_the_start_reads_the_same() {
 fn invalid_fens_give_errors_naming_the_problem() {
     let mut n = 0;
     for line in lines("fen_invalid.txt") {
-        let Some((fen, word)) = line.rsplit_once('|') else { continue };
+        let Some((fen, word)) = line.rsplit_once('|') else {
+            continue;
+        };
         let err = Position::from_fen(fen).expect_err(fen).to_string();
-        assert!(err.contains(word), "{fen}: error {err:?} should mention {word:?}");
+        assert!(
+            err.contains(word),
+            "{fen}: error {err:?} should mention {word:?}"
+        );
         n += 1;
     }
     assert!(n >= 20);
@@ -48,7 +60,9 @@ fn invalid_fens_give_errors_naming_the_problem() {
 
 #[test]
 fn all_problems_are_listed_at_once() {
-    let err = Position::from_fen("9/9/9/9/9/9/9/9/9/K8 w K1 - 0 1").unwrap_err().to_string();
+    let err = Position::from_fen("9/9/9/9/9/9/9/9/9/K8 w K1 - 0 1")
+        .unwrap_err()
+        .to_string();
     for word in ["outside its palace", "black has 0 kings", "king listed"] {
         assert!(err.contains(word), "{err}");
     }
@@ -58,7 +72,17 @@ fn all_problems_are_listed_at_once() {
 
 #[test]
 fn garbage_never_panics() {
-    for s in ["", " ", "/", "//////////", "9/9/9/9/9/9/9/9/9/9/9 w", "x w x x x x", "\u{0}", "é/é", "99999999999999999999/9"] {
+    for s in [
+        "",
+        " ",
+        "/",
+        "//////////",
+        "9/9/9/9/9/9/9/9/9/9/9 w",
+        "x w x x x x",
+        "\u{0}",
+        "é/é",
+        "99999999999999999999/9",
+    ] {
         let _ = Position::from_fen(s);
     }
 }

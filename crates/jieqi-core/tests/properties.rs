@@ -36,8 +36,16 @@ fn playout(seed: u64, plies: usize) -> Vec<Position> {
         let m = moves[rng.below(moves.len())];
         let b = pos.board();
         let rv = Reveals {
-            mover: if b.is_hidden(m.from) { deal.identity_at(m.from) } else { None },
-            captured: if b.is_hidden(m.to) { deal.identity_at(m.to) } else { None },
+            mover: if b.is_hidden(m.from) {
+                deal.identity_at(m.from)
+            } else {
+                None
+            },
+            captured: if b.is_hidden(m.to) {
+                deal.identity_at(m.to)
+            } else {
+                None
+            },
         };
         pos.play(m, rv).unwrap();
         out.push(pos.clone());
@@ -53,7 +61,11 @@ fn cells(pos: &Position) -> Cells {
     let mut c = [None; 90];
     for sq in Square::all() {
         if let Some(p) = pos.piece_at(sq) {
-            c[sq.index()] = Some((p.color(), pos.movement_role(sq).unwrap(), matches!(p, Piece::Down(_))));
+            c[sq.index()] = Some((
+                p.color(),
+                pos.movement_role(sq).unwrap(),
+                matches!(p, Piece::Down(_)),
+            ));
         }
     }
     c
@@ -101,8 +113,21 @@ fn targets(c: &Cells, s: usize) -> Vec<usize> {
             }
         }
         Role::Horse => {
-            for (df, dr) in [(1i32, 2i32), (-1, 2), (1, -2), (-1, -2), (2, 1), (2, -1), (-2, 1), (-2, -1)] {
-                let leg = if dr.abs() == 2 { at(f, r + dr / 2) } else { at(f + df / 2, r) };
+            for (df, dr) in [
+                (1i32, 2i32),
+                (-1, 2),
+                (1, -2),
+                (-1, -2),
+                (2, 1),
+                (2, -1),
+                (-2, 1),
+                (-2, -1),
+            ] {
+                let leg = if dr.abs() == 2 {
+                    at(f, r + dr / 2)
+                } else {
+                    at(f + df / 2, r)
+                };
                 if let (Some(t), Some(leg)) = (at(f + df, r + dr), leg)
                     && c[leg].is_none()
                 {
@@ -151,9 +176,17 @@ fn targets(c: &Cells, s: usize) -> Vec<usize> {
 }
 
 fn king_exposed(c: &Cells, color: Color) -> bool {
-    let k = (0..90).find(|&s| matches!(c[s], Some((col, Role::King, false)) if col == color)).unwrap();
-    let ek = (0..90).find(|&s| matches!(c[s], Some((col, Role::King, false)) if col != color)).unwrap();
-    if k % 9 == ek % 9 && ((k.min(ek) + 9)..k.max(ek)).step_by(9).all(|s| c[s].is_none()) {
+    let k = (0..90)
+        .find(|&s| matches!(c[s], Some((col, Role::King, false)) if col == color))
+        .unwrap();
+    let ek = (0..90)
+        .find(|&s| matches!(c[s], Some((col, Role::King, false)) if col != color))
+        .unwrap();
+    if k % 9 == ek % 9
+        && ((k.min(ek) + 9)..k.max(ek))
+            .step_by(9)
+            .all(|s| c[s].is_none())
+    {
         return true;
     }
     (0..90).any(|s| matches!(c[s], Some((col, _, _)) if col != color) && targets(c, s).contains(&k))
@@ -183,12 +216,20 @@ fn slow_moves(pos: &Position) -> BTreeSet<(usize, usize)> {
 }
 
 fn fast_moves(pos: &Position) -> BTreeSet<(usize, usize)> {
-    pos.legal_moves().iter().map(|m| (m.from.index(), m.to.index())).collect()
+    pos.legal_moves()
+        .iter()
+        .map(|m| (m.from.index(), m.to.index()))
+        .collect()
 }
 
 fn check_position(pos: &Position) {
     // Generators agree.
-    assert_eq!(fast_moves(pos), slow_moves(pos), "generators disagree on {}", pos.fen());
+    assert_eq!(
+        fast_moves(pos),
+        slow_moves(pos),
+        "generators disagree on {}",
+        pos.fen()
+    );
     assert_eq!(pos.count_legal() as usize, pos.legal_moves().len());
     // FEN round trip.
     let fen = pos.fen();
@@ -201,13 +242,24 @@ fn check_position(pos: &Position) {
     for &m in pos.legal_moves().iter() {
         let hidden = pos.board().is_hidden(m.from);
         let reveals: Vec<Option<Role>> = if hidden {
-            Role::HIDDEN.iter().copied().filter(|&r| pos.pool().get(pos.turn(), r) > 0).map(Some).collect()
+            Role::HIDDEN
+                .iter()
+                .copied()
+                .filter(|&r| pos.pool().get(pos.turn(), r) > 0)
+                .map(Some)
+                .collect()
         } else {
             vec![None]
         };
         for mover in reveals {
             let mut p = pos.clone();
-            let undo = p.play_unchecked(m, Reveals { mover, captured: None });
+            let undo = p.play_unchecked(
+                m,
+                Reveals {
+                    mover,
+                    captured: None,
+                },
+            );
             assert_eq!(p.hash(), p.compute_hash(), "hash after {m} in {fen}");
             p.unplay(undo);
             assert_eq!(&p, pos, "unplay of {m} in {fen}");
@@ -260,8 +312,16 @@ fn perft_by_deal_matches_the_slow_generator() {
                 let mut p = pos.clone();
                 let b = p.board();
                 let rv = Reveals {
-                    mover: if b.is_hidden(m.from) { deal.identity_at(m.from) } else { None },
-                    captured: if b.is_hidden(m.to) { deal.identity_at(m.to) } else { None },
+                    mover: if b.is_hidden(m.from) {
+                        deal.identity_at(m.from)
+                    } else {
+                        None
+                    },
+                    captured: if b.is_hidden(m.to) {
+                        deal.identity_at(m.to)
+                    } else {
+                        None
+                    },
                 };
                 p.play(m, rv).unwrap();
                 slow_perft(&p, deal, depth - 1)
@@ -270,6 +330,11 @@ fn perft_by_deal_matches_the_slow_generator() {
     }
     let deal = Deal::from_seed(b"slow");
     for pos in playout(7, 30).iter().step_by(10) {
-        assert_eq!(perft(pos, 2, Mode::Deal(&deal)), slow_perft(pos, &deal, 2), "{}", pos.fen());
+        assert_eq!(
+            perft(pos, 2, Mode::Deal(&deal)),
+            slow_perft(pos, &deal, 2),
+            "{}",
+            pos.fen()
+        );
     }
 }

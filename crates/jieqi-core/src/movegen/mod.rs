@@ -225,18 +225,39 @@ static LEG_THREATS: [LegThreats; 90] = {
 };
 
 impl Board {
-    /// Whether moving `from`→`to` leaves colour `us`'s king safe (made and unmade).
+    /// Whether moving `from`→`to` leaves colour `us`'s king safe. Only what attack
+    /// detection reads (cells and line occupancy) is changed, then restored.
     #[inline]
     pub(crate) fn move_is_safe(&mut self, us: usize, from: usize, to: usize) -> bool {
+        let them = us ^ 1;
         let captured = self.cells[to];
         let code = self.cells[from];
-        self.shift(from, to, code);
-        let k = self.kings[us];
-        let safe = k == NO_KING || !self.attacked(k as usize, us ^ 1);
-        self.remove(to);
-        self.put(from, code);
+        let (ff, fr, tf, tr) = (from % 9, from / 9, to % 9, to / 9);
+        self.cells[from] = 0;
+        self.cells[to] = code;
+        self.rank_bits[us][fr] &= !(1 << ff);
+        self.file_bits[us][ff] &= !(1 << fr);
+        self.rank_bits[us][tr] |= 1 << tf;
+        self.file_bits[us][tf] |= 1 << tr;
         if captured != 0 {
-            self.put(to, captured);
+            self.rank_bits[them][tr] &= !(1 << tf);
+            self.file_bits[them][tf] &= !(1 << tr);
+        }
+        let k = if code & ROLE == KING {
+            to
+        } else {
+            self.kings[us] as usize
+        };
+        let safe = k == NO_KING as usize || !self.attacked(k, them);
+        self.cells[from] = code;
+        self.cells[to] = captured;
+        self.rank_bits[us][tr] &= !(1 << tf);
+        self.file_bits[us][tf] &= !(1 << tr);
+        self.rank_bits[us][fr] |= 1 << ff;
+        self.file_bits[us][ff] |= 1 << fr;
+        if captured != 0 {
+            self.rank_bits[them][tr] |= 1 << tf;
+            self.file_bits[them][tf] |= 1 << tr;
         }
         safe
     }
