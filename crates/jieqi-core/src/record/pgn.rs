@@ -561,15 +561,17 @@ pub fn write(rec: &Record, notation: Notation) -> String {
     w.line(&rec.moves, rec.start.clone(), 0);
     w.words.push(rec.result.clone());
     let mut width = 0;
+    let mut glue = false;
     for word in w.words {
         let len = word.chars().count();
         if width > 0 && width + 1 + len > 80 {
             out.push('\n');
             width = 0;
-        } else if width > 0 {
+        } else if width > 0 && !glue && word != ")" {
             out.push(' ');
             width += 1;
         }
+        glue = word == "(";
         out.push_str(&word);
         width += len;
     }
