@@ -431,8 +431,9 @@ fn wxf_standard_tandem_forms() {
         assert_eq!(write_move(&pos, mv(m), Reveals::NONE, Notation::Wxf), text);
     }
     // Plus two pawns on file 7 (c5 c6): the file digit replaces the letter.
-    let pos = Position::from_fen("3k5/9/6P2/2P3P2/2P3P2/9/9/9/9/4K4 w A2B2N2R2C2P0a2b2n2r2c2p5 - 0 1")
-        .unwrap();
+    let pos =
+        Position::from_fen("3k5/9/6P2/2P3P2/2P3P2/9/9/9/9/4K4 w A2B2N2R2C2P0a2b2n2r2c2p5 - 0 1")
+            .unwrap();
     for (text, m) in [
         ("3+.4", "g7f7"),
         ("33.4", "g6f6"),
@@ -444,14 +445,49 @@ fn wxf_standard_tandem_forms() {
         assert_eq!(write_move(&pos, mv(m), Reveals::NONE, Notation::Wxf), text);
     }
     // Tandem rooks: R+ / R- and the prefix spelling +R / -R.
-    let pos = Position::from_fen("3k5/9/9/9/9/9/R8/9/9/R3K4 w A2B2N2R0C2P5a2b2n2r2c2p5 - 0 1")
-        .unwrap();
-    for (text, m) in [("R+.3", "a3g3"), ("+R.3", "a3g3"), ("R+-1", "a3a2"), ("-R+1", "a0a1")] {
+    let pos =
+        Position::from_fen("3k5/9/9/9/9/9/R8/9/9/R3K4 w A2B2N2R0C2P5a2b2n2r2c2p5 - 0 1").unwrap();
+    for (text, m) in [
+        ("R+.3", "a3g3"),
+        ("+R.3", "a3g3"),
+        ("R+-1", "a3a2"),
+        ("-R+1", "a0a1"),
+    ] {
         assert_eq!(read(&pos, text).0, mv(m), "{text}");
     }
-    assert_eq!(write_move(&pos, mv("a0a1"), Reveals::NONE, Notation::Wxf), "R-+1");
     assert_eq!(
-        write_move(&pos, mv("a0a1"), Reveals::NONE, Notation::Chinese(Script::Simplified)),
+        write_move(&pos, mv("a0a1"), Reveals::NONE, Notation::Wxf),
+        "R-+1"
+    );
+    assert_eq!(
+        write_move(
+            &pos,
+            mv("a0a1"),
+            Reveals::NONE,
+            Notation::Chinese(Script::Simplified)
+        ),
         "后车进一"
     );
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 2000, .. ProptestConfig::default() })]
+
+    /// Arbitrary text made of notation characters never panics the reader, and anything
+    /// it accepts is a legal move that writes back to itself.
+    #[test]
+    fn garbage_never_panics(text in "[假前中后後一二三四五六七八九1-9１９车車马炮兵卒相仕帅将进進退平现翻吃a-iA-Z0-9+.=x -]{0,12}") {
+        let positions = [
+            Position::start(),
+            Position::from_fen("3k5/9/9/9/9/R7R/9/9/9/X3K3X w A2B2N2R0C2P5a2b2n2r2c2p5 - 0 1").unwrap(),
+        ];
+        for pos in &positions {
+            if let Ok((m, rv)) = read_move(pos, &text) {
+                prop_assert!(pos.is_legal(m));
+                for n in NOTATIONS {
+                    prop_assert_eq!(read_move(pos, &write_move(pos, m, rv, n)).unwrap(), (m, rv));
+                }
+            }
+        }
+    }
 }

@@ -395,3 +395,25 @@ fn tampered_files_are_rejected() {
     let report = pgn::read(&good).unwrap().verify().unwrap();
     assert!(report.commitment_checked && report.deal_checked);
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 400, .. ProptestConfig::default() })]
+
+    /// Damaged records (characters cut out or inserted) never panic a reader, and what
+    /// is read can be verified and written.
+    #[test]
+    fn damaged_records_never_panic(cut in 0usize..2000, len in 0usize..8, insert in "[\\[\\]{}()\"0-9a-z;%.一进吃]{0,3}", which in 0..2u8) {
+        let text = if which == 0 { data("seed004.pgn") } else { data("jieqibox_sample.json") };
+        let chars: Vec<char> = text.chars().collect();
+        let at = cut % chars.len();
+        let end = (at + len).min(chars.len());
+        let damaged: String = chars[..at].iter().collect::<String>() + &insert + &chars[end..].iter().collect::<String>();
+        if let Ok(rec) = read_any(&damaged) {
+            let _ = rec.verify();
+            let _ = write(&rec, Format::Web(Viewer::Spectator));
+            let _ = jieqibox::write(&rec);
+            let back = pgn::read(&pgn::write(&rec, Notation::Iccs)).unwrap();
+            prop_assert_eq!(back.moves.len(), rec.moves.len());
+        }
+    }
+}

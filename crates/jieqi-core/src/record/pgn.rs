@@ -180,6 +180,7 @@ fn tokenize(text: &str) -> Result<Vec<(usize, Token)>, ReadRecordError> {
                 }
                 out.push((line, Token::Mark(chars[s..i].iter().collect())));
             }
+            '}' | ']' => return Err(syntax(line, format!("unexpected {c:?}"))),
             _ => {
                 let s = i;
                 while i < chars.len()
