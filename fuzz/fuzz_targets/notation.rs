@@ -8,7 +8,9 @@ use jieqi_core::notation::{Notation, Script, read_move, write_move};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
-    let Ok(text) = std::str::from_utf8(data) else { return };
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
     let fens = [
         jieqi_core::START_FEN,
         "1xx5P/1ba2k3/4pr3/2x1xpx1p/1A2C3b/9/2X1X1X1X/A7N/N3B3P/3PKX3 w B1R2P2n2r1c2 a1p1 5 28",

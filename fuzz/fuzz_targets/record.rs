@@ -8,10 +8,16 @@ use jieqi_core::record::{Format, pgn, read_any, write};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
-    let Ok(text) = std::str::from_utf8(data) else { return };
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
     let Ok(rec) = read_any(text) else { return };
     let _ = rec.verify();
-    for f in [Format::JieqiBox, Format::Web(Viewer::Spectator), Format::Web(Viewer::Referee)] {
+    for f in [
+        Format::JieqiBox,
+        Format::Web(Viewer::Spectator),
+        Format::Web(Viewer::Referee),
+    ] {
         let _ = write(&rec, f);
     }
     let out = pgn::write(&rec, Notation::Iccs);
