@@ -170,6 +170,9 @@ fn pgn_reads_variations_nags_and_clocks() {
         assert_eq!(back.moves[1].variations[0][1].mv, var[1].mv, "{out}");
         assert_eq!(back.moves[3].annotation.as_deref(), Some("!?"));
     }
+    // Of a multi-game file, the first game is read.
+    let two = format!("{text}\n\n[Game \"Jieqi\"]\n1. h2e2 *\n");
+    assert_eq!(pgn::read(&two).unwrap().moves.len(), 4);
     // Broken syntax is reported with its line.
     assert!(matches!(
         pgn::read("1. c3c4 {never closed"),

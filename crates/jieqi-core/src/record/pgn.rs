@@ -276,6 +276,11 @@ impl Reader<'_> {
             self.i += 1;
             match tok {
                 Token::Tag(..) => {
+                    if depth == 0 && self.result.is_some() {
+                        // The next game of a multi-game file: only the first is read.
+                        self.i = self.tokens.len();
+                        break;
+                    }
                     return Err(syntax(*line, "a tag after the moves began"));
                 }
                 Token::Move(text) => {
@@ -359,7 +364,7 @@ fn tag_err(tag: &str, why: impl std::fmt::Display) -> ReadRecordError {
     }
 }
 
-/// Reads a PGN record (the first game of the text).
+/// Reads a PGN record (the first game of the text; later games are ignored).
 pub fn read(text: &str) -> Result<Record, ReadRecordError> {
     let tokens = tokenize(text)?;
     let mut rec = Record::new();
