@@ -321,6 +321,20 @@ fn jieqibox_forms_and_captured_identity() {
     }
     // Without a reveal the identity is left for a referee.
     assert_eq!(read(&pos, "炮二平五"), (m, Reveals::NONE));
+    // Seed 002, example 1: the face-down horse of file 二 goes to file 三 and is a cannon.
+    let rv = Reveals {
+        mover: Some(Role::Cannon),
+        captured: None,
+    };
+    assert_eq!(read(&pos, "马二进三炮"), (mv("h0g2"), rv));
+    assert_eq!(
+        write_move(&pos, mv("h0g2"), rv, Notation::Chinese(Script::Simplified)),
+        "马二进三炮"
+    );
+    assert_eq!(
+        write_move(&pos, mv("h0g2"), rv, Notation::Chinese(Script::Traditional)),
+        "傌二進三炮"
+    );
     // A face-up rook takes a face-down piece: 「吃马」 and `xH`, `h0h9n` agree.
     let pos = Position::from_fen(
         "xxxxkxxxx/9/1x5x1/x1x1x1x1x/8R/9/X1X1X1X2/1X5X1/9/XXXXKXXX1 w A2B2N2R1C2P5a2b2n2r2c2p5 - 0 1",
