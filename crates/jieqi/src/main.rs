@@ -16,11 +16,14 @@ struct Cli {
 enum Command {
     /// Count leaf nodes of the legal move tree (move generator test and speed measure).
     Perft(cli::perft::PerftArgs),
+    /// Game records: convert between PGN, JieqiBox JSON and web JSON; show; verify.
+    Record(cli::record::RecordArgs),
 }
 
 fn main() -> anyhow::Result<()> {
     let cli = Cli::parse();
     match cli.command {
         Command::Perft(args) => cli::perft::run(args),
+        Command::Record(args) => cli::record::run(args),
     }
 }
