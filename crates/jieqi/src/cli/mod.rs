@@ -1,3 +1,6 @@
 //! One module per subcommand group.
 
+pub mod builtin;
+pub mod match_cmd;
 pub mod perft;
+pub mod play;
