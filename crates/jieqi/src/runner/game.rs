@@ -163,56 +163,15 @@ pub fn play_game_with(
             faulty = Some(side);
         }
     }
-    let mut clocks = ByColor::new_with(|_| match settings.tc {
-        TimeControl::Clock { base_ms, .. } => base_ms,
-        TimeControl::MoveTime(ms) => ms,
-    });
-    let grace = Duration::from_millis(settings.grace_ms);
+    let mut clocks = start_clocks(settings.tc);
     while referee.outcome().is_none() {
         let side = referee.turn();
         let engine: &mut Engine = match side {
             Color::Red => red,
             Color::Black => black,
         };
-        let go = match settings.tc {
-            TimeControl::Clock { inc_ms, .. } => format!(
-                "go wtime {} btime {} winc {inc_ms} binc {inc_ms}",
-                clocks.red, clocks.black
-            ),
-            TimeControl::MoveTime(ms) => format!("go movetime {ms}"),
-        };
-        let sent = engine
-            .send(&referee.position_command(side))
-            .and_then(|()| engine.send(&go));
-        let started = Instant::now();
-        let budget = Duration::from_millis(clocks[side]);
-        let answer = sent.and_then(|()| engine.wait_bestmove(started + budget + grace));
-        let elapsed = started.elapsed();
-        let text = match answer {
-            Ok(t) => t,
-            Err(err) => {
-                referee.finish(fault_outcome(side, err));
-                faulty = Some(side);
-                break;
-            }
-        };
-        if elapsed > budget + grace {
-            referee.finish(Outcome::win(!side, Reason::Time));
-            faulty = Some(side);
-            break;
-        }
-        if let TimeControl::Clock { inc_ms, .. } = settings.tc {
-            let used = elapsed.as_millis() as u64;
-            clocks[side] = clocks[side].saturating_sub(used) + inc_ms;
-        }
-        // Engines answer with four letters; suffixes, if any, are ignored: the
-        // referee reveals identities from the deal.
-        let played = UciMove::parse(&text)
-            .map_err(|e| e.to_string())
-            .and_then(|m| referee.play(m.to_plain()).map(|_| ()).map_err(|e| e.to_string()));
-        if let Err(why) = played {
-            let shown = if text.is_empty() { "(none)".to_string() } else { text };
-            referee.finish(Outcome::win(!side, Reason::IllegalMove(format!("{shown}: {why}"))));
+        if let Err(outcome) = engine_turn(engine, &mut referee, settings, &mut clocks) {
+            referee.finish(outcome);
             faulty = Some(side);
         }
     }
@@ -225,6 +184,59 @@ pub fn play_game_with(
         outcome: referee.outcome().cloned().unwrap_or(Outcome::draw(Reason::Abandoned)),
         faulty,
     }
+}
+
+/// Each side's starting time budget in milliseconds (the move time for `MoveTime`).
+pub fn start_clocks(tc: TimeControl) -> ByColor<u64> {
+    ByColor::new_with(|_| match tc {
+        TimeControl::Clock { base_ms, .. } => base_ms,
+        TimeControl::MoveTime(ms) => ms,
+    })
+}
+
+/// Lets `engine` move for the side to move: sends the position as that side may
+/// know it and `go`, waits for `bestmove` within the time left plus the grace, charges
+/// the clock and plays the move on the referee. On failure returns the outcome that
+/// the engine's side lost by (time, crash, illegal move); the referee is unchanged then.
+pub fn engine_turn(
+    engine: &mut Engine,
+    referee: &mut Referee,
+    settings: &GameSettings,
+    clocks: &mut ByColor<u64>,
+) -> Result<(), Outcome> {
+    let side = referee.turn();
+    let go = match settings.tc {
+        TimeControl::Clock { inc_ms, .. } => format!(
+            "go wtime {} btime {} winc {inc_ms} binc {inc_ms}",
+            clocks.red, clocks.black
+        ),
+        TimeControl::MoveTime(ms) => format!("go movetime {ms}"),
+    };
+    let grace = Duration::from_millis(settings.grace_ms);
+    let sent = engine
+        .send(&referee.position_command(side))
+        .and_then(|()| engine.send(&go));
+    let started = Instant::now();
+    let budget = Duration::from_millis(clocks[side]);
+    let answer = sent.and_then(|()| engine.wait_bestmove(started + budget + grace));
+    let elapsed = started.elapsed();
+    let text = answer.map_err(|err| fault_outcome(side, err))?;
+    if elapsed > budget + grace {
+        return Err(Outcome::win(!side, Reason::Time));
+    }
+    if let TimeControl::Clock { inc_ms, .. } = settings.tc {
+        let used = elapsed.as_millis() as u64;
+        clocks[side] = clocks[side].saturating_sub(used) + inc_ms;
+    }
+    // Engines answer with four letters; suffixes, if any, are ignored: the referee
+    // reveals identities from the deal.
+    let played = UciMove::parse(&text)
+        .map_err(|e| e.to_string())
+        .and_then(|m| referee.play(m.to_plain()).map(|_| ()).map_err(|e| e.to_string()));
+    played.map_err(|why| {
+        let shown = if text.is_empty() { "(none)" } else { &text };
+        Outcome::win(!side, Reason::IllegalMove(format!("{shown}: {why}")))
+    })
 }
 
 /// The outcome when `side`'s engine fails to answer properly.
