@@ -179,7 +179,8 @@ impl Builtin {
         let best: Vec<Move> = match self.kind {
             Kind::Random => moves.iter().copied().collect(),
             Kind::Greedy => {
-                let scored: Vec<(Move, f64)> = moves.iter().map(|&m| (m, greedy_score(pos, m))).collect();
+                let scored: Vec<(Move, f64)> =
+                    moves.iter().map(|&m| (m, greedy_score(pos, m))).collect();
                 let top = scored.iter().map(|s| s.1).fold(f64::NEG_INFINITY, f64::max);
                 scored
                     .into_iter()
@@ -214,7 +215,13 @@ pub fn greedy_score(pos: &Position, m: Move) -> f64 {
     let wins = !identities.is_empty()
         && identities.iter().all(|&mover| {
             let mut p = pos.clone();
-            p.play_unchecked(m, Reveals { mover, captured: None });
+            p.play_unchecked(
+                m,
+                Reveals {
+                    mover,
+                    captured: None,
+                },
+            );
             p.is_game_over_by_moves()
         });
     if wins { 1000.0 + gain } else { gain }
@@ -236,9 +243,7 @@ fn parse_position(args: &[&str]) -> Result<Position, String> {
     };
     for text in moves {
         let um = UciMove::parse(text).map_err(|e| e.to_string())?;
-        let (m, rv) = um
-            .resolve(&pos)
-            .map_err(|e| format!("move {text}: {e}"))?;
+        let (m, rv) = um.resolve(&pos).map_err(|e| format!("move {text}: {e}"))?;
         pos.play(m, rv).map_err(|e| format!("move {text}: {e}"))?;
     }
     Ok(pos)
@@ -286,10 +291,16 @@ mod tests {
     fn greedy_takes_the_biggest_piece_and_mates() {
         let mut e = Builtin::new(Kind::Greedy);
         // The red rook on e5 can take a black horse on e7 or a black rook on i5.
-        assert!(e.handle("position fen 3k5/9/4n4/9/4R3r/9/9/9/9/5K3 w - - 0 1").is_empty());
+        assert!(
+            e.handle("position fen 3k5/9/4n4/9/4R3r/9/9/9/9/5K3 w - - 0 1")
+                .is_empty()
+        );
         assert_eq!(bestmove(&mut e), "e5i5");
         // Mate in one beats a capture: the rook ladder.
-        assert!(e.handle("position fen 4k4/1R7/9/9/9/9/9/9/R7r/3K5 w - - 0 1").is_empty());
+        assert!(
+            e.handle("position fen 4k4/1R7/9/9/9/9/9/9/R7r/3K5 w - - 0 1")
+                .is_empty()
+        );
         assert_eq!(bestmove(&mut e), "a1a9");
     }
 

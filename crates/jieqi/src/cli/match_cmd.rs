@@ -225,10 +225,7 @@ pub fn summary(r: &MatchResult, config: &MatchConfig) -> String {
         None => s += "Elo: no games\n",
     }
     s += &format!("LOS {:.1}%\n", 100.0 * r.los());
-    s += &format!(
-        "Pentanomial [0, 0.5, 1, 1.5, 2]: {:?}\n",
-        r.pentanomial.0
-    );
+    s += &format!("Pentanomial [0, 0.5, 1, 1.5, 2]: {:?}\n", r.pentanomial.0);
     if let Some((sprt, llr, verdict)) = r.sprt {
         let (lo, hi) = sprt.bounds();
         let v = match verdict {
@@ -242,7 +239,11 @@ pub fn summary(r: &MatchResult, config: &MatchConfig) -> String {
             sprt.elo1,
             sprt.alpha,
             sprt.beta,
-            if r.stopped_early { ", stopped early" } else { "" }
+            if r.stopped_early {
+                ", stopped early"
+            } else {
+                ""
+            }
         );
     }
     let mut terms: Vec<_> = r.terminations.iter().collect();

@@ -130,7 +130,11 @@ pub fn run(args: PlayArgs) -> anyhow::Result<()> {
                 referee.finish(o);
                 break;
             }
-            let last = referee.moves_told(human).last().cloned().unwrap_or_default();
+            let last = referee
+                .moves_told(human)
+                .last()
+                .cloned()
+                .unwrap_or_default();
             writeln!(out, "{} plays {last}", engine.name)?;
             writeln!(out, "{}", render(&referee, human, style))?;
             continue;
@@ -173,7 +177,11 @@ pub fn run(args: PlayArgs) -> anyhow::Result<()> {
                 Ok(m) => match referee.play(m.to_plain()) {
                     Err(e) => writeln!(out, "{e}; try again (type 'moves' for the list)")?,
                     Ok(_) => {
-                        let told = referee.moves_told(human).last().cloned().unwrap_or_default();
+                        let told = referee
+                            .moves_told(human)
+                            .last()
+                            .cloned()
+                            .unwrap_or_default();
                         writeln!(out, "You play {told}")?;
                         writeln!(out, "{}", render(&referee, human, style))?;
                     }
@@ -315,7 +323,11 @@ pub fn render(referee: &Referee, viewer: Color, style: Style) -> String {
         s.push_str(&format!(
             "{} pool (face-down identities not placed): {}\n",
             color_title(side),
-            if pool.is_empty() { "-".into() } else { pool.join(" ") }
+            if pool.is_empty() {
+                "-".into()
+            } else {
+                pool.join(" ")
+            }
         ));
     }
     let mut taken: ByColor<Vec<String>> = ByColor::new_with(|_| Vec::new());
@@ -336,15 +348,27 @@ pub fn render(referee: &Referee, viewer: Color, style: Style) -> String {
         s.push_str(&format!(
             "Captured by {}: {}\n",
             color_title(side),
-            if taken[side].is_empty() { "-".into() } else { taken[side].join(" ") }
+            if taken[side].is_empty() {
+                "-".into()
+            } else {
+                taken[side].join(" ")
+            }
         ));
     }
     if let Some(m) = last {
-        let told = referee.moves_told(viewer).last().cloned().unwrap_or_default();
+        let told = referee
+            .moves_told(viewer)
+            .last()
+            .cloned()
+            .unwrap_or_default();
         s.push_str(&format!("Last move: {told} ({m})\n"));
     }
     if referee.outcome().is_none() {
-        let check = if referee.truth().is_check() { ", in check" } else { "" };
+        let check = if referee.truth().is_check() {
+            ", in check"
+        } else {
+            ""
+        };
         s.push_str(&format!("{} to move{check}\n", color_title(referee.turn())));
     }
     s

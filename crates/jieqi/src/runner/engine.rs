@@ -265,7 +265,11 @@ impl Engine {
     }
 
     /// The next line, waiting until `deadline`.
-    pub fn recv_until(&mut self, deadline: Instant, waiting_for: &str) -> Result<String, EngineError> {
+    pub fn recv_until(
+        &mut self,
+        deadline: Instant,
+        waiting_for: &str,
+    ) -> Result<String, EngineError> {
         let now = Instant::now();
         let wait = deadline.saturating_duration_since(now);
         match self.lines.recv_timeout(wait) {
@@ -357,12 +361,16 @@ mod tests {
     #[test]
     fn a_missing_program_is_a_spawn_error() {
         let spec = EngineSpec::parse("/nonexistent/jieqi-no-such-engine").unwrap();
-        assert!(matches!(Engine::start(&spec), Err(EngineError::Spawn { .. })));
+        assert!(matches!(
+            Engine::start(&spec),
+            Err(EngineError::Spawn { .. })
+        ));
     }
 
     #[test]
     fn a_silent_engine_times_out_and_a_dead_one_is_seen() {
-        let spec = EngineSpec::parse("sh -c 'read x; echo uciok; read y; echo readyok; exit 0'").unwrap();
+        let spec =
+            EngineSpec::parse("sh -c 'read x; echo uciok; read y; echo readyok; exit 0'").unwrap();
         let mut e = Engine::start(&spec).unwrap();
         assert_eq!(e.transcript(), ["uci", "isready"]);
         let r = e.wait_bestmove(Instant::now() + Duration::from_millis(2000));

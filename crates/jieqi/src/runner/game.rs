@@ -128,7 +128,13 @@ pub fn play_game(
 }
 
 /// The record of a game one side could not even start.
-pub fn not_started(red: String, black: String, deal: Deal, loser: Color, why: String) -> GameRecord {
+pub fn not_started(
+    red: String,
+    black: String,
+    deal: Deal,
+    loser: Color,
+    why: String,
+) -> GameRecord {
     let referee = Referee::new(deal, RefereeRules::default());
     GameRecord {
         red,
@@ -181,7 +187,10 @@ pub fn play_game_with(
         deal,
         start_fen: referee.start_fen().to_string(),
         moves: referee.record().to_vec(),
-        outcome: referee.outcome().cloned().unwrap_or(Outcome::draw(Reason::Abandoned)),
+        outcome: referee
+            .outcome()
+            .cloned()
+            .unwrap_or(Outcome::draw(Reason::Abandoned)),
         faulty,
     }
 }
@@ -232,7 +241,12 @@ pub fn engine_turn(
     // reveals identities from the deal.
     let played = UciMove::parse(&text)
         .map_err(|e| e.to_string())
-        .and_then(|m| referee.play(m.to_plain()).map(|_| ()).map_err(|e| e.to_string()));
+        .and_then(|m| {
+            referee
+                .play(m.to_plain())
+                .map(|_| ())
+                .map_err(|e| e.to_string())
+        });
     played.map_err(|why| {
         let shown = if text.is_empty() { "(none)" } else { &text };
         Outcome::win(!side, Reason::IllegalMove(format!("{shown}: {why}")))

@@ -89,7 +89,7 @@ impl Outcome {
             Reason::Crash(why) => format!("engine crashed: {why}"),
             Reason::Time => "time forfeit".into(),
             Reason::Resignation => "resignation".into(),
-            Reason::Abandoned => "abandoned".into(),
+            Reason::Abandoned => "abandonment".into(),
         }
     }
 }

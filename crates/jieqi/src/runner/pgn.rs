@@ -139,7 +139,11 @@ mod tests {
             faulty: None,
         };
         let s = write_game(&rec, &PgnTags::default());
-        assert!(s.lines().filter(|l| !l.starts_with('[')).all(|l| l.len() <= 80));
+        assert!(
+            s.lines()
+                .filter(|l| !l.starts_with('['))
+                .all(|l| l.len() <= 80)
+        );
         assert!(s.lines().count() > 4);
         assert!(s.trim_end().ends_with("1/2-1/2"));
     }

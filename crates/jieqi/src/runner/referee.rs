@@ -200,7 +200,11 @@ impl Referee {
         let hidden_from = board.is_hidden(m.from);
         let target = self.truth.piece_at(m.to);
         let rv = Reveals {
-            mover: if hidden_from { self.deal.identity_at(m.from) } else { None },
+            mover: if hidden_from {
+                self.deal.identity_at(m.from)
+            } else {
+                None
+            },
             captured: match target {
                 Some(Piece::Down(_)) => self.deal.identity_at(m.to),
                 _ => None,
@@ -316,7 +320,10 @@ impl Adjudicator {
                 Some(Piece::Down(_)) => pos.movement_role(sq),
                 None => None,
             };
-            if matches!(role, Some(Role::Pawn | Role::Elephant | Role::Advisor) | None) {
+            if matches!(
+                role,
+                Some(Role::Pawn | Role::Elephant | Role::Advisor) | None
+            ) {
                 continue;
             }
             let pid = self.ids[sq.index()];
@@ -370,7 +377,11 @@ impl Adjudicator {
 
     /// The longest run of checks by one piece of `side`.
     fn run(&self, side: Color) -> u32 {
-        self.check_runs[side].iter().map(|&(_, n)| n).max().unwrap_or(0)
+        self.check_runs[side]
+            .iter()
+            .map(|&(_, n)| n)
+            .max()
+            .unwrap_or(0)
     }
 }
 
@@ -401,9 +412,20 @@ mod tests {
         assert_eq!(r.record(), ["h2h9Cn"]);
         assert_eq!(r.moves_told(Color::Red), ["h2h9Cn"]);
         assert_eq!(r.moves_told(Color::Black), ["h2h9C"]);
-        assert_eq!(r.view(Color::Red).captured().get(Color::Black, Role::Horse), 1);
-        assert_eq!(r.view(Color::Black).captured().get(Color::Black, Role::Horse), 0);
-        assert_eq!(r.view(Color::Black).pool().get(Color::Black, Role::Horse), 2);
+        assert_eq!(
+            r.view(Color::Red).captured().get(Color::Black, Role::Horse),
+            1
+        );
+        assert_eq!(
+            r.view(Color::Black)
+                .captured()
+                .get(Color::Black, Role::Horse),
+            0
+        );
+        assert_eq!(
+            r.view(Color::Black).pool().get(Color::Black, Role::Horse),
+            2
+        );
         assert_eq!(r.view(Color::Red).pool().get(Color::Black, Role::Horse), 1);
         assert!(r.position_command(Color::Black).ends_with("moves h2h9C"));
         // Black's face-down rook on i9 takes the revealed cannon: face-up, so both know.
@@ -473,7 +495,8 @@ mod tests {
     #[test]
     fn perpetual_check_by_one_rook_loses_even_through_repetitions() {
         let mut r = from("5k3/9/9/9/9/9/9/9/9/R2K5 w - - 0 1");
-        let cycle = "a0a9 f9f8 a9a8 f8f9 a8a9 f9f8 a9a8 f8f9 a8a9 f9f8 a9a8 f8f9 a8a9 f9f8 a9a8 f8f9";
+        let cycle =
+            "a0a9 f9f8 a9a8 f8f9 a8a9 f9f8 a9a8 f8f9 a8a9 f9f8 a9a8 f8f9 a8a9 f9f8 a9a8 f8f9";
         assert_eq!(play_all(&mut r, cycle), None, "no end before the 9th check");
         let o = play_all(&mut r, "a8a9").unwrap();
         assert_eq!(o, Outcome::win(Color::Black, Reason::PerpetualCheck));

@@ -141,7 +141,11 @@ impl std::fmt::Display for EloEstimate {
         if self.elo.is_finite() && self.error().is_finite() {
             write!(f, "{:+.1} ± {:.1}", self.elo, self.error())
         } else {
-            write!(f, "{:+.1} (interval {:+.1} .. {:+.1})", self.elo, self.lower, self.upper)
+            write!(
+                f,
+                "{:+.1} (interval {:+.1} .. {:+.1})",
+                self.elo, self.lower, self.upper
+            )
         }
     }
 }
@@ -153,7 +157,11 @@ fn mean_var(cells: &[(f64, f64)]) -> Option<(f64, f64, f64)> {
         return None;
     }
     let mean = cells.iter().map(|(x, k)| x * k).sum::<f64>() / n;
-    let var = cells.iter().map(|(x, k)| k * (x - mean).powi(2)).sum::<f64>() / n;
+    let var = cells
+        .iter()
+        .map(|(x, k)| k * (x - mean).powi(2))
+        .sum::<f64>()
+        / n;
     Some((n, mean, var))
 }
 
@@ -184,7 +192,12 @@ pub fn elo_pentanomial(p: &Pentanomial) -> Option<EloEstimate> {
 /// `Σ q_i (a_i − s) = 0` (found by bisection; the sum decreases in λ).
 fn mle_with_mean(a: &[f64], p: &[f64], s: f64) -> Option<Vec<f64>> {
     let d: Vec<f64> = a.iter().map(|x| x - s).collect();
-    let support = || d.iter().zip(p).filter(|(_, pi)| **pi > 0.0).map(|(di, _)| *di);
+    let support = || {
+        d.iter()
+            .zip(p)
+            .filter(|(_, pi)| **pi > 0.0)
+            .map(|(di, _)| *di)
+    };
     let dmax = support().fold(f64::NEG_INFINITY, f64::max);
     let dmin = support().fold(f64::INFINITY, f64::min);
     if dmax <= 0.0 || dmin >= 0.0 {
@@ -206,7 +219,12 @@ fn mle_with_mean(a: &[f64], p: &[f64], s: f64) -> Option<Vec<f64>> {
         }
     }
     let l = 0.5 * (lo + hi);
-    Some(d.iter().zip(p).map(|(di, pi)| pi / (1.0 + l * di)).collect())
+    Some(
+        d.iter()
+            .zip(p)
+            .map(|(di, pi)| pi / (1.0 + l * di))
+            .collect(),
+    )
 }
 
 /// The GSPRT log-likelihood ratio of "mean score s1" against "mean score s0" for
@@ -217,7 +235,10 @@ pub fn llr(cells: &[(f64, f64)], s0: f64, s1: f64) -> f64 {
     if n <= 0.0 {
         return 0.0;
     }
-    let counts: Vec<f64> = cells.iter().map(|c| if c.1 > 0.0 { c.1 } else { 1e-3 }).collect();
+    let counts: Vec<f64> = cells
+        .iter()
+        .map(|c| if c.1 > 0.0 { c.1 } else { 1e-3 })
+        .collect();
     let total: f64 = counts.iter().sum();
     let a: Vec<f64> = cells.iter().map(|c| c.0).collect();
     let p: Vec<f64> = counts.iter().map(|k| k / total).collect();
@@ -277,7 +298,11 @@ impl Sprt {
                 "elo1" => t.elo1 = v,
                 "alpha" => t.alpha = v,
                 "beta" => t.beta = v,
-                other => return Err(format!("unknown SPRT parameter {other:?} (elo0, elo1, alpha, beta)")),
+                other => {
+                    return Err(format!(
+                        "unknown SPRT parameter {other:?} (elo0, elo1, alpha, beta)"
+                    ));
+                }
             }
         }
         if !(t.alpha > 0.0 && t.alpha < 0.5 && t.beta > 0.0 && t.beta < 0.5) {
