@@ -7,6 +7,7 @@ use std::path::PathBuf;
 
 use anyhow::{Context, bail};
 use clap::{Args, ValueEnum};
+use jieqi_core::game::RuleSet;
 
 use crate::runner::matches::{FinishedGame, MatchConfig, MatchResult, run_match};
 use crate::runner::pgn::{PgnTags, today, write_game};
@@ -58,6 +59,9 @@ pub struct MatchArgs {
     /// Plies after which a game is drawn.
     #[arg(long, default_value_t = 400)]
     ply_cap: u32,
+    /// Rule set: `standard`, or `tournament` (perpetual chase loses).
+    #[arg(long, default_value = "standard")]
+    rules: String,
     /// Who learns the identity of a captured face-down piece.
     #[arg(long, value_enum, default_value = "capturer")]
     captured_identity: CapturedArg,
@@ -97,6 +101,8 @@ pub fn run(args: MatchArgs) -> anyhow::Result<()> {
         Some(s) => Some(Sprt::parse(s).map_err(|e| anyhow::anyhow!("bad --sprt {s:?}: {e}"))?),
         None => None,
     };
+    let rules = RuleSet::by_name(&args.rules)
+        .with_context(|| format!("unknown --rules {:?} (standard, tournament)", args.rules))?;
     let captured_identity = match args.captured_identity {
         CapturedArg::Capturer => CapturedIdentity::Capturer,
         CapturedArg::Nobody => CapturedIdentity::Nobody,
@@ -109,7 +115,10 @@ pub fn run(args: MatchArgs) -> anyhow::Result<()> {
             tc,
             grace_ms: args.grace_ms,
             rules: RefereeRules {
-                captured_identity,
+                rules: RuleSet {
+                    captured_identity,
+                    ..rules
+                },
                 ply_cap: args.ply_cap,
             },
         },

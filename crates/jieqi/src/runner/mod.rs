@@ -20,6 +20,7 @@ pub mod stats;
 
 pub use engine::{Engine, EngineError, EngineSpec};
 pub use game::{GameRecord, GameSettings, TimeControl, play_game, play_game_with};
+pub use jieqi_core::view::CapturedIdentity;
 pub use matches::{FinishedGame, MatchConfig, MatchResult, run_match};
 pub use outcome::{Outcome, Reason};
-pub use referee::{CapturedIdentity, Referee, RefereeRules};
+pub use referee::{Referee, RefereeRules};

@@ -1,6 +1,7 @@
 //! How a game ended: the winner (or a draw) and the reason, as the referee states it.
 
 use jieqi_core::Color;
+use jieqi_core::game::{Outcome as CoreOutcome, Reason as CoreReason};
 
 /// Why a game ended (RULES.md §5, plus the match runner's own ends).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -11,6 +12,10 @@ pub enum Reason {
     Stalemate,
     /// The loser gave check with one piece after each of its last 9 moves (长将).
     PerpetualCheck,
+    /// The loser chased one enemy piece after each of its last 9 moves (长捉).
+    PerpetualChase,
+    /// Both sides agreed to a draw.
+    Agreement,
     /// The same position for the third time.
     Repetition,
     /// 80 plies in a row without a capture.
@@ -81,6 +86,8 @@ impl Outcome {
             Reason::Checkmate => "checkmate".into(),
             Reason::Stalemate => "stalemate".into(),
             Reason::PerpetualCheck => "perpetual check".into(),
+            Reason::PerpetualChase => "perpetual chase".into(),
+            Reason::Agreement => "agreement".into(),
             Reason::Repetition => "threefold repetition".into(),
             Reason::NoCapture => "80 plies without capture".into(),
             Reason::BareKings => "bare kings".into(),
@@ -114,5 +121,54 @@ pub fn color_title(c: Color) -> &'static str {
     match c {
         Color::Red => "Red",
         Color::Black => "Black",
+    }
+}
+
+impl From<CoreOutcome> for Outcome {
+    fn from(o: CoreOutcome) -> Outcome {
+        let reason = match o.reason() {
+            CoreReason::Checkmate => Reason::Checkmate,
+            CoreReason::Stalemate => Reason::Stalemate,
+            CoreReason::PerpetualCheck { .. } => Reason::PerpetualCheck,
+            CoreReason::PerpetualChase { .. } => Reason::PerpetualChase,
+            CoreReason::NoCapture => Reason::NoCapture,
+            CoreReason::Repetition => Reason::Repetition,
+            CoreReason::BareKings => Reason::BareKings,
+            CoreReason::Resignation => Reason::Resignation,
+            CoreReason::Time => Reason::Time,
+            CoreReason::Agreement => Reason::Agreement,
+            CoreReason::Abandonment => Reason::Abandoned,
+            CoreReason::Forfeit => Reason::IllegalMove(String::new()),
+            CoreReason::Adjudication => Reason::PlyCap,
+        };
+        Outcome {
+            winner: o.winner(),
+            reason,
+        }
+    }
+}
+
+impl Outcome {
+    /// The same end in `jieqi_core`'s terms (details such as the illegal move dropped).
+    pub fn to_core(&self) -> CoreOutcome {
+        let reason = match &self.reason {
+            Reason::Checkmate => CoreReason::Checkmate,
+            Reason::Stalemate => CoreReason::Stalemate,
+            // The square and role are known only to the game that found the perpetual.
+            Reason::PerpetualCheck | Reason::PerpetualChase => CoreReason::Adjudication,
+            Reason::NoCapture => CoreReason::NoCapture,
+            Reason::Repetition => CoreReason::Repetition,
+            Reason::BareKings => CoreReason::BareKings,
+            Reason::Agreement => CoreReason::Agreement,
+            Reason::PlyCap => CoreReason::Adjudication,
+            Reason::IllegalMove(_) | Reason::Crash(_) => CoreReason::Forfeit,
+            Reason::Time => CoreReason::Time,
+            Reason::Resignation => CoreReason::Resignation,
+            Reason::Abandoned => CoreReason::Abandonment,
+        };
+        match self.winner {
+            Some(winner) => CoreOutcome::Win { winner, reason },
+            None => CoreOutcome::Draw { reason },
+        }
     }
 }

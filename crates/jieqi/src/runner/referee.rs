@@ -1,51 +1,42 @@
 //! The referee: the true game (deal, history, adjudication) and what each side is told.
 //!
-//! This is the one place the runner asks the rules about a game. It builds on
-//! `jieqi_core::Position` and `Deal`; the adjudication of RULES.md §5 lives in
-//! [`Adjudicator`] and can be swapped for `jieqi_core::Game` when that lands.
+//! This is the one place the runner asks the rules about a game: it wraps
+//! `jieqi_core::Game` (deal, history, adjudication of RULES.md §5) and keeps, move by
+//! move, each side's position and the move strings it was sent, through that side's
+//! `View`, so a side is never told a captured identity it may not know.
 
-use std::collections::HashMap;
-
-use jieqi_core::{ByColor, Color, Deal, Move, Piece, PlayError, Position, Reveals, Role, UciMove};
+use jieqi_core::game::{Game, GameError, Outcome as CoreOutcome, Reason as CoreReason, RuleSet};
+use jieqi_core::view::{CapturedIdentity, Viewer};
+use jieqi_core::{ByColor, Color, Deal, Move, Piece, Position, Role, UciMove};
 
 use super::outcome::{Outcome, Reason};
 
-/// Who learns the identity of a captured face-down piece (RULES.md §4).
-#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
-pub enum CapturedIdentity {
-    /// Only the capturing side (the default).
-    #[default]
-    Capturer,
-    /// Nobody (the strict tournament rule).
-    Nobody,
-    /// Both sides.
-    Everyone,
-}
-
-impl CapturedIdentity {
-    /// Whether `receiver` learns the identity of a face-down piece captured by `capturer`.
-    pub fn known_to(self, receiver: Color, capturer: Color) -> bool {
-        match self {
-            CapturedIdentity::Capturer => receiver == capturer,
-            CapturedIdentity::Nobody => false,
-            CapturedIdentity::Everyone => true,
-        }
-    }
-}
-
-/// The rules the referee applies beyond the fixed ones of RULES.md.
+/// The rules the referee applies: a `jieqi_core` rule set plus the runner's ply cap.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct RefereeRules {
-    /// Who learns captured face-down identities.
-    pub captured_identity: CapturedIdentity,
-    /// Plies after which the game is drawn (0: no cap).
+    /// The rule set (captured-identity option, chase rule, …).
+    pub rules: RuleSet,
+    /// Plies after which the game is drawn by adjudication (0: no cap).
     pub ply_cap: u32,
+}
+
+impl RefereeRules {
+    /// The standard rule set with this captured-identity option.
+    pub fn with_captured_identity(captured_identity: CapturedIdentity) -> RefereeRules {
+        RefereeRules {
+            rules: RuleSet {
+                captured_identity,
+                ..RuleSet::STANDARD
+            },
+            ..RefereeRules::default()
+        }
+    }
 }
 
 impl Default for RefereeRules {
     fn default() -> RefereeRules {
         RefereeRules {
-            captured_identity: CapturedIdentity::Capturer,
+            rules: RuleSet::STANDARD,
             ply_cap: 400,
         }
     }
@@ -54,6 +45,8 @@ impl Default for RefereeRules {
 /// A captured piece as the game saw it.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct Capture {
+    /// The ply index of the capture (0-based).
+    pub ply: usize,
     /// The side that captured.
     pub by: Color,
     /// The piece as it stood (`Piece::Down` if face-down).
@@ -65,56 +58,75 @@ pub struct Capture {
 /// The true game and each side's knowledge of it.
 #[derive(Clone, Debug)]
 pub struct Referee {
-    deal: Deal,
-    rules: RefereeRules,
-    truth: Position,
+    game: Game,
+    ply_cap: u32,
     views: ByColor<Position>,
-    start_fen: ByColor<String>,
-    start_truth: String,
+    start_fen: String,
     told: ByColor<Vec<String>>,
     record: Vec<String>,
-    moves: Vec<Move>,
     captures: Vec<Capture>,
-    adjudicator: Adjudicator,
     outcome: Option<Outcome>,
 }
 
 impl Referee {
     /// A game from the Jieqi start with this deal.
     pub fn new(deal: Deal, rules: RefereeRules) -> Referee {
-        Referee::from_position(Position::start(), deal, rules)
+        Referee::wrap(Game::new(deal, rules.rules), rules.ply_cap)
     }
 
-    /// A game from `start`, the position as the referee knows it; both sides start
-    /// knowing the same (nothing captured face-down is secret at the start).
-    pub fn from_position(start: Position, deal: Deal, rules: RefereeRules) -> Referee {
-        let fen = start.fen();
+    /// A game from `start`, the position as the referee knows it (its pools must be
+    /// the deal's identities of the face-down pieces); both sides start knowing the same.
+    pub fn from_position(
+        start: Position,
+        deal: Deal,
+        rules: RefereeRules,
+    ) -> Result<Referee, GameError> {
+        Ok(Referee::wrap(
+            Game::from_position(start, deal, rules.rules)?,
+            rules.ply_cap,
+        ))
+    }
+
+    fn wrap(game: Game, ply_cap: u32) -> Referee {
+        let start = game.start().clone();
         let mut r = Referee {
-            deal,
-            rules,
+            start_fen: start.fen(),
             views: ByColor::new_with(|_| start.clone()),
-            start_fen: ByColor::new_with(|_| fen.clone()),
-            start_truth: fen,
             told: ByColor::new_with(|_| Vec::new()),
             record: Vec::new(),
-            moves: Vec::new(),
             captures: Vec::new(),
-            adjudicator: Adjudicator::new(&start),
-            truth: start,
             outcome: None,
+            ply_cap,
+            game,
         };
-        r.outcome = r.adjudicator.at_start(&r.truth);
+        // A start without a legal move is decided before any move.
+        if start.is_game_over_by_moves() {
+            let reason = if start.is_check() {
+                CoreReason::Checkmate
+            } else {
+                CoreReason::Stalemate
+            };
+            r.finish(Outcome::from(CoreOutcome::Win {
+                winner: !start.turn(),
+                reason,
+            }));
+        }
         r
+    }
+
+    /// The underlying `jieqi_core` game.
+    pub fn game(&self) -> &Game {
+        &self.game
     }
 
     /// The deal.
     pub fn deal(&self) -> &Deal {
-        &self.deal
+        self.game.deal()
     }
 
     /// The position as the referee knows it.
     pub fn truth(&self) -> &Position {
-        &self.truth
+        self.game.position()
     }
 
     /// The position as `side` knows it (its pools and the identities it captured).
@@ -124,12 +136,12 @@ impl Referee {
 
     /// The side to move.
     pub fn turn(&self) -> Color {
-        self.truth.turn()
+        self.game.turn()
     }
 
-    /// The start FEN as the referee knows it.
+    /// The start FEN (the same for every viewer).
     pub fn start_fen(&self) -> &str {
-        &self.start_truth
+        &self.start_fen
     }
 
     /// The moves with every identity (for records kept by the referee).
@@ -142,14 +154,9 @@ impl Referee {
         &self.told[side]
     }
 
-    /// The plain moves played.
-    pub fn moves(&self) -> &[Move] {
-        &self.moves
-    }
-
     /// The last move played.
     pub fn last_move(&self) -> Option<Move> {
-        self.moves.last().copied()
+        self.game.plies().last().map(|p| p.mv)
     }
 
     /// Every capture so far, in order.
@@ -159,13 +166,16 @@ impl Referee {
 
     /// Whether `viewer` knows the identity of this capture.
     pub fn knows_capture(&self, viewer: Color, c: &Capture) -> bool {
-        matches!(c.piece, Piece::Up(..)) || self.rules.captured_identity.known_to(viewer, c.by)
+        self.game
+            .plies()
+            .get(c.ply)
+            .is_some_and(|ply| self.game.view(Viewer::Player(viewer)).knows_capture(ply))
     }
 
-    /// The UCI `position` command for `side`: its start FEN and the moves with the
+    /// The UCI `position` command for `side`: the start FEN and the moves with the
     /// suffix letters it may see.
     pub fn position_command(&self, side: Color) -> String {
-        let mut s = format!("position fen {}", self.start_fen[side]);
+        let mut s = format!("position fen {}", self.start_fen);
         if !self.told[side].is_empty() {
             s.push_str(" moves");
             for m in &self.told[side] {
@@ -184,6 +194,8 @@ impl Referee {
     /// Ends the game from outside the board (time, illegal move, crash, resignation).
     pub fn finish(&mut self, outcome: Outcome) {
         if self.outcome.is_none() {
+            // The game may already be over in the core only if we are, so this succeeds.
+            let _ = self.game.finish(outcome.to_core());
             self.outcome = Some(outcome);
         }
     }
@@ -191,34 +203,17 @@ impl Referee {
     /// Plays `m` for the side to move, revealing identities from the deal, telling each
     /// side what it may know, and adjudicating. Fails (changing nothing) if the move is
     /// illegal or the game is over.
-    pub fn play(&mut self, m: Move) -> Result<Option<&Outcome>, PlayError> {
-        if self.outcome.is_some() {
-            return Err(PlayError::Illegal { mv: m });
+    pub fn play(&mut self, m: Move) -> Result<Option<&Outcome>, GameError> {
+        if let Some(o) = &self.outcome {
+            return Err(GameError::Over(o.to_core()));
         }
-        let us = self.truth.turn();
-        let board = self.truth.board();
-        let hidden_from = board.is_hidden(m.from);
-        let target = self.truth.piece_at(m.to);
-        let rv = Reveals {
-            mover: if hidden_from {
-                self.deal.identity_at(m.from)
-            } else {
-                None
-            },
-            captured: match target {
-                Some(Piece::Down(_)) => self.deal.identity_at(m.to),
-                _ => None,
-            },
-        };
-        let record = UciMove::from_move(&self.truth, m, rv).to_string();
-        self.truth.play(m, rv)?;
+        let us = self.game.turn();
+        let rv = self.game.reveals_for(m);
+        let target = self.game.position().piece_at(m.to);
+        let record = UciMove::from_move(self.game.position(), m, rv).to_string();
+        let ply = self.game.play(m)?.clone();
         for side in Color::ALL {
-            let told = Reveals {
-                mover: rv.mover,
-                captured: rv
-                    .captured
-                    .filter(|_| self.rules.captured_identity.known_to(side, us)),
-            };
+            let told = self.game.view(Viewer::Player(side)).reveals(&ply);
             let view = &mut self.views[side];
             self.told[side].push(UciMove::from_move(view, m, told).to_string());
             view.play_unchecked(m, told);
@@ -229,159 +224,19 @@ impl Referee {
                 Piece::Down(_) => rv.captured.unwrap_or(Role::Pawn),
             };
             self.captures.push(Capture {
+                ply: self.record.len(),
                 by: us,
                 piece,
                 identity,
             });
         }
         self.record.push(record);
-        self.moves.push(m);
-        self.outcome = self.adjudicator.after_move(&self.truth, m, us, &self.rules);
+        if let Some(o) = self.game.outcome() {
+            self.outcome = Some(Outcome::from(o));
+        } else if self.ply_cap > 0 && self.record.len() as u32 >= self.ply_cap {
+            self.finish(Outcome::draw(Reason::PlyCap));
+        }
         Ok(self.outcome.as_ref())
-    }
-}
-
-/// The rules of RULES.md §5 that end a game on the board, plus the ply cap.
-///
-/// Order after each move: the opponent without a legal move loses (checkmate or
-/// stalemate; this wins even on the 80th ply); a perpetual checker loses; a third
-/// repetition draws, unless one side has checked with one same non-exempt piece on
-/// every one of its moves since the first occurrence (then the game goes on until the
-/// perpetual-check rule decides); 80 plies without capture draw; bare kings draw; the
-/// ply cap draws. The perpetual-chase rule is off (the `standard` rule set).
-#[derive(Clone, Debug)]
-pub struct Adjudicator {
-    /// A stable identity number per piece on each square (0: empty), moved with it.
-    ids: [u8; 90],
-    /// Per side: the pieces that gave check after each of its last moves, with the
-    /// length of their unbroken run.
-    check_runs: ByColor<Vec<(u8, u32)>>,
-    /// Hash of every position so far (index = ply).
-    history: Vec<u64>,
-    /// Occurrences of each hash.
-    seen: HashMap<u64, u32>,
-}
-
-/// Consecutive checks by one piece after which the checking side loses.
-pub const PERPETUAL_CHECKS: u32 = 9;
-/// Plies without a capture after which the game is drawn.
-pub const NO_CAPTURE_PLIES: u32 = 80;
-
-impl Adjudicator {
-    /// Starts tracking from `start`.
-    pub fn new(start: &Position) -> Adjudicator {
-        let mut ids = [0u8; 90];
-        let mut next = 1u8;
-        for (sq, _) in start.board().pieces() {
-            ids[sq.index()] = next;
-            next = next.saturating_add(1);
-        }
-        let mut seen = HashMap::new();
-        seen.insert(start.hash(), 1);
-        Adjudicator {
-            ids,
-            check_runs: ByColor::new_with(|_| Vec::new()),
-            history: vec![start.hash()],
-            seen,
-        }
-    }
-
-    /// A start position may already be decided (no legal move, bare kings).
-    pub fn at_start(&self, pos: &Position) -> Option<Outcome> {
-        if pos.is_game_over_by_moves() {
-            let reason = if pos.is_check() {
-                Reason::Checkmate
-            } else {
-                Reason::Stalemate
-            };
-            return Some(Outcome::win(!pos.turn(), reason));
-        }
-        pos.bare_kings().then(|| Outcome::draw(Reason::BareKings))
-    }
-
-    /// Adjudicates `pos`, reached by `mover` playing `m`.
-    pub fn after_move(
-        &mut self,
-        pos: &Position,
-        m: Move,
-        mover: Color,
-        rules: &RefereeRules,
-    ) -> Option<Outcome> {
-        let id = self.ids[m.from.index()];
-        self.ids[m.from.index()] = 0;
-        self.ids[m.to.index()] = id;
-
-        let them = !mover;
-        // Perpetual check: which non-exempt pieces of `mover` give check now.
-        let mut runs = Vec::new();
-        for sq in pos.board().checkers(them) {
-            let role = match pos.piece_at(sq) {
-                Some(Piece::Up(_, r)) => Some(r),
-                Some(Piece::Down(_)) => pos.movement_role(sq),
-                None => None,
-            };
-            if matches!(
-                role,
-                Some(Role::Pawn | Role::Elephant | Role::Advisor) | None
-            ) {
-                continue;
-            }
-            let pid = self.ids[sq.index()];
-            let before = self.check_runs[mover]
-                .iter()
-                .find(|(p, _)| *p == pid)
-                .map_or(0, |(_, n)| *n);
-            runs.push((pid, before + 1));
-        }
-        self.check_runs[mover] = runs;
-
-        let hash = pos.hash();
-        self.history.push(hash);
-        let count = {
-            let n = self.seen.entry(hash).or_insert(0);
-            *n += 1;
-            *n
-        };
-
-        if pos.is_game_over_by_moves() {
-            let reason = if pos.is_check() {
-                Reason::Checkmate
-            } else {
-                Reason::Stalemate
-            };
-            return Some(Outcome::win(mover, reason));
-        }
-        if self.run(mover) >= PERPETUAL_CHECKS {
-            return Some(Outcome::win(them, Reason::PerpetualCheck));
-        }
-        if count >= 3 {
-            let ply = self.history.len() - 1;
-            let first = self.history.iter().position(|&h| h == hash).unwrap_or(ply);
-            let moves_each = ((ply - first) / 2) as u32;
-            let forbidden = Color::ALL.iter().any(|&c| self.run(c) >= moves_each.max(1));
-            if !forbidden {
-                return Some(Outcome::draw(Reason::Repetition));
-            }
-        }
-        if pos.halfmove() >= NO_CAPTURE_PLIES {
-            return Some(Outcome::draw(Reason::NoCapture));
-        }
-        if pos.bare_kings() {
-            return Some(Outcome::draw(Reason::BareKings));
-        }
-        if rules.ply_cap > 0 && (self.history.len() - 1) as u32 >= rules.ply_cap {
-            return Some(Outcome::draw(Reason::PlyCap));
-        }
-        None
-    }
-
-    /// The longest run of checks by one piece of `side`.
-    fn run(&self, side: Color) -> u32 {
-        self.check_runs[side]
-            .iter()
-            .map(|&(_, n)| n)
-            .max()
-            .unwrap_or(0)
     }
 }
 
@@ -444,11 +299,7 @@ mod tests {
             (CapturedIdentity::Nobody, "h2h9C", "h2h9C"),
             (CapturedIdentity::Everyone, "h2h9Cn", "h2h9Cn"),
         ] {
-            let rules = RefereeRules {
-                captured_identity: opt,
-                ..RefereeRules::default()
-            };
-            let mut r = Referee::new(deal, rules);
+            let mut r = Referee::new(deal, RefereeRules::with_captured_identity(opt));
             play_all(&mut r, "h2h9");
             assert_eq!(r.moves_told(Color::Red), [red_sees]);
             assert_eq!(r.moves_told(Color::Black), [black_sees]);
@@ -470,6 +321,7 @@ mod tests {
             Deal::standard(),
             RefereeRules::default(),
         )
+        .unwrap()
     }
 
     #[test]
@@ -522,7 +374,8 @@ mod tests {
                 ply_cap: 3,
                 ..RefereeRules::default()
             },
-        );
+        )
+        .unwrap();
         let o = play_all(&mut r, "a0a1 a9a8 a1a2").unwrap();
         assert_eq!(o, Outcome::draw(Reason::PlyCap));
     }
