@@ -140,6 +140,8 @@ impl std::fmt::Display for EloEstimate {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         if self.elo.is_finite() && self.error().is_finite() {
             write!(f, "{:+.1} ± {:.1}", self.elo, self.error())
+        } else if !self.elo.is_finite() {
+            write!(f, "{:+} (score {:.0}%)", self.elo, 100.0 * self.score)
         } else {
             write!(
                 f,
@@ -404,6 +406,14 @@ mod tests {
         close(e.lower, 86.225_015, 1e-3);
         close(e.upper, 218.251_778, 1e-3);
         assert!(elo_trinomial(&Trinomial::default()).is_none());
+        let all = elo_trinomial(&Trinomial {
+            wins: 4,
+            draws: 0,
+            losses: 0,
+        })
+        .unwrap();
+        assert_eq!(all.to_string(), "+inf (score 100%)");
+        assert_eq!(e.to_string(), format!("+147.2 ± {:.1}", e.error()));
     }
 
     #[test]
@@ -418,8 +428,8 @@ mod tests {
         let p = Pentanomial([5, 20, 50, 20, 5]);
         let e = elo_pentanomial(&p).unwrap();
         close(e.elo, 0.0, 1e-9);
-        // var = (2·5·¼² + 2·20·(¼)²... per pair score): 10·0.25 + 40·0.0625 = 5 over 100
-        // pairs → var 0.05, se = √0.0005; bound score 0.5 + 1.96·0.0223607 = 0.5438266
+        // Per-pair scores 0, ¼, ½, ¾, 1: var = (10·¼ + 40·(1/16)) / 100 = 0.05 per pair,
+        // se = √(0.05/100) = √0.0005.
         close(e.upper, score_to_elo(0.5 + Z95 * 0.0005f64.sqrt()), 1e-9);
         close(e.upper, 30.531_864, 1e-3);
     }
