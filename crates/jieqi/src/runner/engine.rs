@@ -1,9 +1,9 @@
 //! A UCI engine running as a child process: spawn, send lines, read lines with a
 //! deadline, and a transcript of everything sent (to check what an engine was told).
 
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufRead, BufReader, Read, Write};
 use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, channel};
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -153,6 +153,25 @@ pub fn split_command(s: &str) -> Result<Vec<String>, EngineError> {
     Ok(words)
 }
 
+/// Forwards lines from `reader` to `tx` until end of input or until nobody listens.
+/// A line longer than [`MAX_LINE`] is cut there (the rest comes as further lines), so
+/// a hostile engine cannot make the runner hoard memory.
+fn pump(mut reader: impl BufRead, tx: &Sender<String>) {
+    let mut buf = Vec::new();
+    loop {
+        buf.clear();
+        match (&mut reader).take(MAX_LINE).read_until(b'\n', &mut buf) {
+            Ok(0) | Err(_) => break,
+            Ok(_) => {
+                let line = String::from_utf8_lossy(&buf).trim_end().to_string();
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        }
+    }
+}
+
 /// A running engine process.
 pub struct Engine {
     /// Its name: the spec's, replaced by the engine's `id name` after the handshake.
@@ -164,6 +183,9 @@ pub struct Engine {
     transcript: Vec<String>,
     dead: bool,
 }
+
+/// The longest line read from an engine, in bytes.
+pub const MAX_LINE: u64 = 64 * 1024;
 
 /// How long the handshake (`uci`/`uciok`, `isready`/`readyok`) may take.
 pub const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(20);
@@ -194,22 +216,7 @@ impl Engine {
         let (tx, rx) = channel();
         // The reader thread ends when the pipe closes, which drops `tx`: the receiver
         // then reports a disconnect, which is how a crash is seen.
-        thread::spawn(move || {
-            let mut reader = BufReader::new(stdout);
-            let mut buf = Vec::new();
-            loop {
-                buf.clear();
-                match reader.read_until(b'\n', &mut buf) {
-                    Ok(0) | Err(_) => break,
-                    Ok(_) => {
-                        let line = String::from_utf8_lossy(&buf).trim_end().to_string();
-                        if tx.send(line).is_err() {
-                            break;
-                        }
-                    }
-                }
-            }
-        });
+        thread::spawn(move || pump(BufReader::new(stdout), &tx));
         let mut engine = Engine {
             name: spec.name.clone(),
             spec: spec.clone(),
@@ -365,6 +372,24 @@ mod tests {
             Engine::start(&spec),
             Err(EngineError::Spawn { .. })
         ));
+    }
+
+    #[test]
+    fn overlong_lines_are_cut() {
+        let mut input = vec![b'a'; 200_000];
+        input.extend_from_slice(b"\r\nbestmove h2e2\n\xff\n");
+        let (tx, rx) = channel();
+        pump(std::io::Cursor::new(input), &tx);
+        drop(tx);
+        let lines: Vec<String> = rx.iter().collect();
+        assert!(lines.iter().all(|l| l.len() as u64 <= MAX_LINE));
+        assert_eq!(
+            lines.len(),
+            6,
+            "200000 bytes = 3 full pieces + 1 rest, then 2 lines"
+        );
+        assert_eq!(lines[4], "bestmove h2e2");
+        assert_eq!(lines[5], "\u{fffd}");
     }
 
     #[test]
