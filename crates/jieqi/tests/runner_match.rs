@@ -237,3 +237,34 @@ fn a_broken_engine_command_is_a_clear_error() {
     ]);
     assert!(String::from_utf8_lossy(&out.stderr).contains("elo0 must be smaller"));
 }
+
+#[test]
+fn the_sprt_stops_a_decided_match() {
+    let out = jieqi(&[
+        "match",
+        "--engine",
+        "builtin:greedy",
+        "--engine",
+        "builtin:random",
+        "--games",
+        "400",
+        "--movetime",
+        "10",
+        "--concurrency",
+        "2",
+        "--seed",
+        "sprt",
+        "--sprt",
+        "elo0=0,elo1=50",
+        "--option",
+        "2:Seed=7",
+    ]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout}");
+    let (w, d, l) = score(&stdout);
+    assert!(w + d + l < 400, "{stdout}");
+    assert!(
+        stdout.contains("H1 accepted (elo1), stopped early"),
+        "{stdout}"
+    );
+}

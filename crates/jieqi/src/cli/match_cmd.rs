@@ -65,7 +65,8 @@ pub struct MatchArgs {
     /// Who learns the identity of a captured face-down piece.
     #[arg(long, value_enum, default_value = "capturer")]
     captured_identity: CapturedArg,
-    /// A UCI option for both engines, `NAME=VALUE` (repeatable).
+    /// A UCI option, `NAME=VALUE` for both engines or `1:NAME=VALUE` / `2:NAME=VALUE`
+    /// for one (repeatable).
     #[arg(long = "option")]
     options: Vec<String>,
     /// No progress output.
@@ -82,13 +83,13 @@ pub fn run(args: MatchArgs) -> anyhow::Result<()> {
         bail!("--games must be at least 1");
     }
     let mut specs = Vec::new();
-    for cmd in &args.engines {
+    for (i, cmd) in args.engines.iter().enumerate() {
         let mut spec = EngineSpec::parse(cmd).with_context(|| format!("bad --engine {cmd:?}"))?;
         for o in &args.options {
-            let (k, v) = o
-                .split_once('=')
-                .with_context(|| format!("bad --option {o:?}: expected NAME=VALUE"))?;
-            spec = spec.with_option(k.trim(), v.trim());
+            let (only, k, v) = parse_option(o)?;
+            if only.is_none_or(|n| n == i + 1) {
+                spec = spec.with_option(k, v);
+            }
         }
         specs.push(spec);
     }
@@ -164,6 +165,21 @@ pub fn run(args: MatchArgs) -> anyhow::Result<()> {
     }
     print!("{}", summary(&result, &config));
     Ok(())
+}
+
+/// Reads `[1:|2:]NAME=VALUE`: the engine it is for (1 or 2; `None` both), name, value.
+fn parse_option(o: &str) -> anyhow::Result<(Option<usize>, &str, &str)> {
+    let (only, rest) = match o.split_once(':') {
+        Some((n @ ("1" | "2"), rest)) => (n.parse().ok(), rest),
+        _ => (None, o),
+    };
+    let (k, v) = rest
+        .split_once('=')
+        .with_context(|| format!("bad --option {o:?}: expected [1:|2:]NAME=VALUE"))?;
+    if k.trim().is_empty() {
+        bail!("bad --option {o:?}: empty option name");
+    }
+    Ok((only, k.trim(), v.trim()))
 }
 
 /// One progress update: a redrawn bar on a terminal, a line per game otherwise.
@@ -260,4 +276,21 @@ pub fn summary(r: &MatchResult, config: &MatchConfig) -> String {
     let terms: Vec<String> = terms.iter().map(|(k, v)| format!("{k} {v}")).collect();
     s += &format!("Terminations: {}\n", terms.join(", "));
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn options_for_one_or_both_engines() {
+        assert_eq!(parse_option("Hash=64").unwrap(), (None, "Hash", "64"));
+        assert_eq!(
+            parse_option("2:Skill Level = 3").unwrap(),
+            (Some(2), "Skill Level", "3")
+        );
+        assert_eq!(parse_option("3:x=1").unwrap(), (None, "3:x", "1"));
+        assert!(parse_option("Hash").is_err());
+        assert!(parse_option("1:=4").is_err());
+    }
 }

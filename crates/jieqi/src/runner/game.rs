@@ -289,10 +289,15 @@ mod tests {
     /// A fake engine in `sh`: answers the handshake, then replies to every `go` with
     /// the next word of `answers` (after which it goes silent or exits).
     fn scripted(answers: &str, then: &str) -> EngineSpec {
+        scripted_slow(answers, then, "")
+    }
+
+    /// As [`scripted`], running `delay` (shell commands) before each answer.
+    fn scripted_slow(answers: &str, then: &str, delay: &str) -> EngineSpec {
         let script = format!(
             "set -- {answers}; while read -r line; do case \"$line\" in \
              uci) echo 'id name scripted'; echo uciok;; isready) echo readyok;; \
-             go*) if [ $# -eq 0 ]; then {then}; fi; echo \"bestmove $1\"; shift;; \
+             go*) if [ $# -eq 0 ]; then {then}; fi; {delay} echo \"bestmove $1\"; shift;; \
              quit) exit 0;; esac; done"
         );
         EngineSpec {
@@ -347,6 +352,25 @@ mod tests {
         let rec = play_game(&red, &black, Deal::standard(), &s);
         assert_eq!(rec.outcome, Outcome::win(Color::Red, Reason::Time));
         assert_eq!(rec.faulty, Some(Color::Black));
+    }
+
+    #[test]
+    fn a_slow_engine_runs_out_of_its_clock() {
+        // Each answer of the slow side takes 0.4 s against a 1 s clock without
+        // increment: its third move comes too late, whatever the machine's load.
+        let red = scripted_slow("e3e4 c3c4 g3g4", "cat >/dev/null", "sleep 0.4;");
+        let black = scripted("e6e5 c6c5 g6g5", "cat >/dev/null");
+        let s = GameSettings {
+            tc: TimeControl::Clock {
+                base_ms: 1000,
+                inc_ms: 0,
+            },
+            grace_ms: 100,
+            rules: RefereeRules::default(),
+        };
+        let rec = play_game(&red, &black, Deal::standard(), &s);
+        assert_eq!(rec.outcome, Outcome::win(Color::Black, Reason::Time));
+        assert!(rec.moves.len() <= 4, "{:?}", rec.moves);
     }
 
     #[test]
