@@ -8,8 +8,15 @@ use jieqi_core::{Color, Position, UciMove};
 
 const EXE: &str = env!("CARGO_BIN_EXE_jieqi");
 
+/// Runs `jieqi`; a `match` gets a generous grace so that a loaded test machine never
+/// turns an instant answer into a time forfeit (timing is not under test here).
 fn jieqi(args: &[&str]) -> Output {
-    Command::new(EXE).args(args).output().expect("run jieqi")
+    let mut cmd = Command::new(EXE);
+    cmd.args(args);
+    if args.first() == Some(&"match") && !args.contains(&"--grace-ms") {
+        cmd.args(["--grace-ms", "5000"]);
+    }
+    cmd.output().expect("run jieqi")
 }
 
 fn tmp(name: &str) -> PathBuf {

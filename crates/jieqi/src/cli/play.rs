@@ -103,7 +103,8 @@ pub fn run(args: PlayArgs) -> anyhow::Result<()> {
     engine.new_game().context("the engine did not get ready")?;
     let settings = GameSettings {
         tc,
-        grace_ms: 500,
+        // Generous: an engine losing on time is no fun for a human opponent.
+        grace_ms: 2000,
         rules: RefereeRules::default(),
     };
     let deal = match &args.seed {
