@@ -114,16 +114,20 @@ pub fn play_game(
             b.quit();
             rec
         }
-        (r, b) => {
-            let fail = |e: Result<Engine, EngineError>| e.err().map(|e| e.to_string());
-            let (rf, bf) = (fail(r), fail(b));
-            let (loser, why) = match (rf, bf) {
-                (Some(w), _) => (Color::Red, w),
-                (None, Some(w)) => (Color::Black, w),
-                (None, None) => unreachable!("one of the engines failed to start"),
-            };
-            not_started(red.name.clone(), black.name.clone(), deal, loser, why)
-        }
+        (Err(e), _) => not_started(
+            red.name.clone(),
+            black.name.clone(),
+            deal,
+            Color::Red,
+            e.to_string(),
+        ),
+        (_, Err(e)) => not_started(
+            red.name.clone(),
+            black.name.clone(),
+            deal,
+            Color::Black,
+            e.to_string(),
+        ),
     }
 }
 

@@ -231,7 +231,14 @@ fn play_one(
     }
     let [a, b] = engines;
     let (Some(a), Some(b)) = (a.as_mut(), b.as_mut()) else {
-        unreachable!("both engines were just started");
+        // Not reached: both were started above or the function returned.
+        return not_started(
+            names[red_i].clone(),
+            names[black_i].clone(),
+            deal,
+            Color::Red,
+            "engine missing".into(),
+        );
     };
     let (red, black) = if first_is_red { (a, b) } else { (b, a) };
     let mut record = play_game_with(red, black, deal, &config.settings);
