@@ -90,14 +90,14 @@ impl Tournament {
         };
         let high = m.high;
         let games = self.match_games(stage, index);
-        if games.iter().any(|(_, g)| g.result.is_none()) {
-            st.games_played = games.iter().filter(|(_, g)| g.result.is_some()).count() as u32;
-            return st;
-        }
         let n = k.best_of;
         let mut tie_break_results = Vec::new();
+        let mut in_progress = false;
         for (r, g) in &games {
-            let res = g.result.expect("checked above");
+            let Some(res) = g.result else {
+                in_progress = true;
+                continue;
+            };
             st.games_played += 1;
             if r.game > n {
                 tie_break_results.push((g.red, g.black, res));
@@ -107,6 +107,9 @@ impl Tournament {
             let (hp, lp) = if g.red == high { (rp, bp) } else { (bp, rp) };
             st.high_points += hp;
             st.low_points += lp;
+        }
+        if in_progress {
+            return st;
         }
         let regular = (games.len() as u32).min(n);
         let left = 2 * (n - regular);
