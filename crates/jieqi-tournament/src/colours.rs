@@ -89,9 +89,7 @@ pub fn allocate(a: &[Color], b: &[Color], default_for_a: Color) -> Color {
         (Some((ca, _)), None) => ca,
         (None, Some((cb, _))) => !cb,
         (Some((ca, sa)), Some((cb, sb))) => {
-            if ca != cb {
-                ca
-            } else if sa > sb {
+            if ca != cb || sa > sb {
                 ca
             } else if sb > sa {
                 !cb

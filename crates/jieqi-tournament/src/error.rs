@@ -43,7 +43,9 @@ pub enum TournamentError {
         board: usize,
     },
     /// A result exists; correcting it must be asked for explicitly.
-    #[error("round {round} board {board} already has the result {old}; pass --correct to change it")]
+    #[error(
+        "round {round} board {board} already has the result {old}; pass --correct to change it"
+    )]
     AlreadyHasResult {
         /// Round number.
         round: usize,
@@ -67,7 +69,9 @@ pub enum TournamentError {
     #[error("no round has been paired yet")]
     NoRounds,
     /// Organiser mode without the right number of deals.
-    #[error("organiser deals: give one deal for every board or one per board ({boards} boards), not {given}")]
+    #[error(
+        "organiser deals: give one deal for every board or one per board ({boards} boards), not {given}"
+    )]
     OrganiserDeals {
         /// Boards in the round.
         boards: usize,

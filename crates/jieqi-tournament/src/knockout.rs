@@ -127,7 +127,11 @@ impl Tournament {
         }
         let next_number = games.len() as u32 + 1;
         let colours = |number: u32| {
-            if number % 2 == 1 { (high, low) } else { (low, high) }
+            if number % 2 == 1 {
+                (high, low)
+            } else {
+                (low, high)
+            }
         };
         if regular < n {
             let (red, black) = colours(next_number);

@@ -192,7 +192,11 @@ mod tests {
                     }
                 }
             }
-            assert_eq!(maximum_matching(&adj), brute(n, &edges), "n={n} edges={edges:?}");
+            assert_eq!(
+                maximum_matching(&adj),
+                brute(n, &edges),
+                "n={n} edges={edges:?}"
+            );
         }
     }
 

@@ -221,7 +221,11 @@ impl Tournament {
         // Applies only if every two of the tied players have met.
         for &a in block {
             for &b in block {
-                if a != b && !entries[&a].iter().any(|e| e.opponent == Some(b) && e.played) {
+                if a != b
+                    && !entries[&a]
+                        .iter()
+                        .any(|e| e.opponent == Some(b) && e.played)
+                {
                     return None;
                 }
             }

@@ -86,6 +86,9 @@ pub fn pair(entrants: &[SwissEntrant], initial: Color) -> SwissPairing {
     unreachable!("the fully relaxed pairing always exists")
 }
 
+/// Pairs of entrant indices, and the index of the bye.
+type Pairs = (Vec<(usize, usize)>, Option<usize>);
+
 struct Pairer<'a> {
     e: &'a [SwissEntrant],
     level: Relaxation,
@@ -122,7 +125,7 @@ impl<'a> Pairer<'a> {
         has_perfect_matching(&adj)
     }
 
-    fn run(&self, order: &[usize]) -> Option<(Vec<(usize, usize)>, Option<usize>)> {
+    fn run(&self, order: &[usize]) -> Option<Pairs> {
         let mut rest: Vec<usize> = order.to_vec();
         let mut bye = None;
         if rest.len() % 2 == 1 {
@@ -155,11 +158,8 @@ impl<'a> Pairer<'a> {
                     continue;
                 }
                 let distance = self.e[p].score - self.e[q].score;
-                let colour_bad = !colours::both_satisfied(
-                    &self.e[p].colours,
-                    &self.e[q].colours,
-                    Color::Red,
-                );
+                let colour_bad =
+                    !colours::both_satisfied(&self.e[p].colours, &self.e[q].colours, Color::Red);
                 let dutch = match group.iter().position(|&g| g == q) {
                     Some(k) if k >= half => k - half,
                     Some(k) => (group.len() - half) + (half - 1 - k),
@@ -169,8 +169,7 @@ impl<'a> Pairer<'a> {
             }
             candidates.sort();
             let chosen = candidates.into_iter().map(|c| c.3).find(|&q| {
-                let remaining: Vec<usize> =
-                    others.iter().copied().filter(|&r| r != q).collect();
+                let remaining: Vec<usize> = others.iter().copied().filter(|&r| r != q).collect();
                 self.completable(&remaining)
             })?;
             pairs.push((p, chosen));
@@ -204,12 +203,12 @@ fn finish(
         .enumerate()
         .map(|(i, &(a, b))| {
             // The higher-ranked player is the better score, then the lower pairing number.
-            let (hi, lo) = if (e[b].score, std::cmp::Reverse(b)) > (e[a].score, std::cmp::Reverse(a))
-            {
-                (b, a)
-            } else {
-                (a, b)
-            };
+            let (hi, lo) =
+                if (e[b].score, std::cmp::Reverse(b)) > (e[a].score, std::cmp::Reverse(a)) {
+                    (b, a)
+                } else {
+                    (a, b)
+                };
             let default = if i % 2 == 0 { initial } else { !initial };
             let c = colours::allocate(&e[hi].colours, &e[lo].colours, default);
             if c == Color::Red {

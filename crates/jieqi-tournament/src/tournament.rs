@@ -100,7 +100,10 @@ impl Tournament {
     pub fn validate(&self) -> Result<(), TournamentError> {
         let bad = |s: String| Err(TournamentError::Invalid(s));
         if self.version != STATE_VERSION {
-            return bad(format!("version {} (this program reads {STATE_VERSION})", self.version));
+            return bad(format!(
+                "version {} (this program reads {STATE_VERSION})",
+                self.version
+            ));
         }
         Tournament::new(&self.name, self.settings.clone())
             .map_err(|e| TournamentError::Invalid(e.to_string()))?;
@@ -166,7 +169,8 @@ impl Tournament {
             for s in &b.stages {
                 for m in &s.matches {
                     if !b.entrants.contains(&m.high)
-                        || m.low.is_some_and(|l| !b.entrants.contains(&l) || l == m.high)
+                        || m.low
+                            .is_some_and(|l| !b.entrants.contains(&l) || l == m.high)
                     {
                         return bad("a bracket match has a player outside the bracket".into());
                     }
@@ -315,7 +319,8 @@ impl Tournament {
         let mode = opts.deal_mode.unwrap_or(self.settings.deal_mode);
         let planned = self.table_rounds_planned() as usize;
         let done = self.table_rounds_paired();
-        let first_table = self.rounds.is_empty() && !matches!(self.settings.format, Format::Knockout(_));
+        let first_table =
+            self.rounds.is_empty() && !matches!(self.settings.format, Format::Knockout(_));
         let mut round = if done < planned || first_table {
             match self.settings.format {
                 Format::RoundRobin { .. } => self.pair_round_robin(done)?,
@@ -448,11 +453,8 @@ impl Tournament {
             DealMode::Random => {
                 for g in &mut round.games {
                     let deal = random_deal(rng);
-                    g.deal = Some(self.push_deal(DealRecord::committed(
-                        DealMode::Random,
-                        &deal,
-                        rng,
-                    )));
+                    g.deal =
+                        Some(self.push_deal(DealRecord::committed(DealMode::Random, &deal, rng)));
                 }
             }
             DealMode::Duplicate => {
@@ -523,9 +525,8 @@ impl Tournament {
                 prev.games
                     .iter()
                     .find(|g| {
-                        g.knockout.is_some_and(|m| {
-                            m.stage == first.stage && m.game + 1 == first.game
-                        })
+                        g.knockout
+                            .is_some_and(|m| m.stage == first.stage && m.game + 1 == first.game)
                     })
                     .and_then(|g| g.deal)
             }
@@ -545,9 +546,10 @@ impl Tournament {
         // Drop knockout stages (and the bracket) that no remaining game refers to, so a
         // re-pair seeds afresh from the current standings.
         if let Phase::Knockout { stage } = removed.phase {
-            let still_used = self.rounds.iter().any(
-                |r| matches!(r.phase, Phase::Knockout { stage: s } if s == stage),
-            );
+            let still_used = self
+                .rounds
+                .iter()
+                .any(|r| matches!(r.phase, Phase::Knockout { stage: s } if s == stage));
             if !still_used {
                 if let Some(b) = &mut self.bracket {
                     b.stages.truncate(stage);
@@ -700,9 +702,7 @@ impl Tournament {
                 // Reused unless the partner round exists with another deal, or is done.
                 match partner {
                     None => true,
-                    Some(p) => {
-                        p.games.first().and_then(|g| g.deal) == Some(deal) && !p.complete()
-                    }
+                    Some(p) => p.games.first().and_then(|g| g.deal) == Some(deal) && !p.complete(),
                 }
             }
             Phase::Knockout { .. } => {

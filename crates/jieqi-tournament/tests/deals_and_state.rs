@@ -10,7 +10,9 @@ use jieqi_tournament::{
 };
 
 fn field(n: usize) -> Vec<(String, u32)> {
-    (0..n).map(|i| (format!("p{:02}", i + 1), 2000 - i as u32 * 10)).collect()
+    (0..n)
+        .map(|i| (format!("p{:02}", i + 1), 2000 - i as u32 * 10))
+        .collect()
 }
 
 fn swiss(n: usize, rounds: u32, mode: DealMode) -> Tournament {
@@ -42,7 +44,10 @@ fn duplicate_mode_gives_every_board_the_same_committed_deal() {
         for b in 1..games.len() {
             t.set_result(r, b, result("1/2"), false).unwrap();
         }
-        assert!(!t.deals[d].published, "published before the last board finished");
+        assert!(
+            !t.deals[d].published,
+            "published before the last board finished"
+        );
         let last = t.rounds[r - 1].games.len();
         t.set_result(r, last, result("1-0"), false).unwrap();
         assert!(t.deals[d].published);
@@ -75,7 +80,13 @@ fn organiser_deals_one_for_all_or_one_per_board() {
         organiser_deals: vec![d1, d1],
     };
     let err = t.pair(&opts, &mut SeededEntropy::new(b"o")).unwrap_err();
-    assert_eq!(err, TournamentError::OrganiserDeals { boards: 3, given: 2 });
+    assert_eq!(
+        err,
+        TournamentError::OrganiserDeals {
+            boards: 3,
+            given: 2
+        }
+    );
     assert!(t.rounds.is_empty() && t.deals.is_empty());
     let opts = PairOptions {
         deal_mode: None,
@@ -133,7 +144,11 @@ fn double_round_robin_duplicate_reuses_the_deal_with_colours_reversed() {
         finish_round(&mut t, r, "1/2");
         if r <= 3 {
             let d = t.rounds[r - 1].games[0].deal.unwrap();
-            assert!(!t.deals[d].published, "round {r}'s deal is needed again in round {}", r + 3);
+            assert!(
+                !t.deals[d].published,
+                "round {r}'s deal is needed again in round {}",
+                r + 3
+            );
         }
     }
     for r in 1..=3 {
@@ -168,7 +183,10 @@ fn save_reload_correct_and_repair() {
     assert_eq!(back.to_json(), text);
 
     // The next round cannot be paired while this one is open.
-    assert!(matches!(pair_err(&mut back), TournamentError::RoundIncomplete { round: 2, .. }));
+    assert!(matches!(
+        pair_err(&mut back),
+        TournamentError::RoundIncomplete { round: 2, .. }
+    ));
 
     // Re-pair a round that has not started: same pairing (deterministic), new deals.
     let before = describe_round(&back, 2);
@@ -182,12 +200,14 @@ fn save_reload_correct_and_repair() {
 
     // A correction in round 1 changes the standings and the re-pairing of round 2.
     let g = back.rounds[0].games[0].clone();
-    let points = |t: &Tournament, p: u32| {
-        t.standings().iter().find(|r| r.player == p).unwrap().points
-    };
+    let points =
+        |t: &Tournament, p: u32| t.standings().iter().find(|r| r.player == p).unwrap().points;
     assert_eq!((points(&back, g.red), points(&back, g.black)), (1.0, 0.0));
     let err = back.set_result(1, 1, result("0-1"), false).unwrap_err();
-    assert!(matches!(err, TournamentError::AlreadyHasResult { old: "1-0", .. }));
+    assert!(matches!(
+        err,
+        TournamentError::AlreadyHasResult { old: "1-0", .. }
+    ));
     back.set_result(1, 1, result("0-1"), true).unwrap();
     assert_eq!((points(&back, g.red), points(&back, g.black)), (0.0, 1.0));
     back.unpair().unwrap();
@@ -206,8 +226,14 @@ fn damaged_files_are_refused_with_a_reason() {
     let mut t = swiss(4, 2, DealMode::Random);
     pair(&mut t, b"a");
     let good = t.to_json();
-    assert!(matches!(Tournament::from_json("{"), Err(TournamentError::Parse(_))));
-    assert!(matches!(Tournament::from_json("[]"), Err(TournamentError::Parse(_))));
+    assert!(matches!(
+        Tournament::from_json("{"),
+        Err(TournamentError::Parse(_))
+    ));
+    assert!(matches!(
+        Tournament::from_json("[]"),
+        Err(TournamentError::Parse(_))
+    ));
     let mut v: serde_json::Value = serde_json::from_str(&good).unwrap();
     v["rounds"][0]["games"][0]["red"] = 99.into();
     assert!(matches!(
@@ -282,7 +308,9 @@ fn knockout_with_byes_and_places() {
     ];
     assert_eq!(
         places,
-        want.iter().map(|(a, b)| (Some(*a), b.to_string())).collect::<Vec<_>>()
+        want.iter()
+            .map(|(a, b)| (Some(*a), b.to_string()))
+            .collect::<Vec<_>>()
     );
 }
 
@@ -307,7 +335,10 @@ fn tie_break_games() {
     let st = t.match_state(0, 0);
     assert_eq!((st.high_points, st.low_points, st.winner), (2, 2, None));
     t.set_result(3, 1, result("1/2"), false).unwrap();
-    assert_eq!(t.match_state(0, 0).winner, Some(t.find_player("p02").unwrap()));
+    assert_eq!(
+        t.match_state(0, 0).winner,
+        Some(t.find_player("p02").unwrap())
+    );
     assert!(t.is_finished());
 
     // Sudden death: draws continue with alternating colours until a decisive game.
@@ -326,7 +357,10 @@ fn tie_break_games() {
         t.set_result(i + 1, 1, result(r), false).unwrap();
     }
     // Game 4: p02 Red, p01 Black wins.
-    assert_eq!(t.match_state(0, 0).winner, Some(t.find_player("p01").unwrap()));
+    assert_eq!(
+        t.match_state(0, 0).winner,
+        Some(t.find_player("p01").unwrap())
+    );
     assert!(matches!(pair_err(&mut t), TournamentError::Finished));
 
     // Best of three, 2–0: no third game; forfeits count as wins.
@@ -339,10 +373,14 @@ fn tie_break_games() {
         },
     );
     pair(&mut t, b"x");
-    t.set_result(1, 1, GameResult::BlackForfeitWin, false).unwrap();
+    t.set_result(1, 1, GameResult::BlackForfeitWin, false)
+        .unwrap();
     pair(&mut t, b"x");
     t.set_result(2, 1, result("1-0"), false).unwrap();
-    assert_eq!(t.match_state(0, 0).winner, Some(t.find_player("p02").unwrap()));
+    assert_eq!(
+        t.match_state(0, 0).winner,
+        Some(t.find_player("p02").unwrap())
+    );
     assert!(t.is_finished());
     // A correction of the last knockout round is allowed, earlier ones are not.
     assert!(matches!(

@@ -19,8 +19,18 @@ use jieqi_tournament::{
 /// The twelve prize winners of 2011 (in their real order) and thirty more entrants.
 fn names() -> Vec<String> {
     let real = [
-        "符传咏", "洪清谱", "陈仲辉", "黎兆洛", "黄苏庆", "何作泉", "李卓豪", "赵汝权", "陈润祥",
-        "李立军", "李锦欢", "何锦燊",
+        "符传咏",
+        "洪清谱",
+        "陈仲辉",
+        "黎兆洛",
+        "黄苏庆",
+        "何作泉",
+        "李卓豪",
+        "赵汝权",
+        "陈润祥",
+        "李立军",
+        "李锦欢",
+        "何锦燊",
     ];
     let mut v: Vec<String> = real.iter().map(|s| s.to_string()).collect();
     v.extend((13..=42).map(|i| format!("棋手{i:02}")));
@@ -124,8 +134,15 @@ fn record(t: &Tournament) -> String {
             .iter()
             .map(|v| v.map_or("-".into(), |x| x.to_string()))
             .collect();
-        writeln!(s, "  {:2} {} {} [{}]", row.rank, name(row.player), row.points, tb.join(" "))
-            .unwrap();
+        writeln!(
+            s,
+            "  {:2} {} {} [{}]",
+            row.rank,
+            name(row.player),
+            row.points,
+            tb.join(" ")
+        )
+        .unwrap();
     }
     writeln!(s, "places").unwrap();
     for p in t.places() {
@@ -179,8 +196,11 @@ fn forty_two_players_six_swiss_rounds_then_best_of_three_top_eight() {
     let top: Vec<u32> = standings.iter().take(8).map(|r| r.player).collect();
     let b = t.bracket.clone().unwrap();
     assert_eq!(b.entrants, top);
-    let firsts: Vec<(u32, Option<u32>)> =
-        b.stages[0].matches.iter().map(|m| (m.high, m.low)).collect();
+    let firsts: Vec<(u32, Option<u32>)> = b.stages[0]
+        .matches
+        .iter()
+        .map(|m| (m.high, m.low))
+        .collect();
     let seed = |s: usize| top[s - 1];
     assert_eq!(
         firsts,
@@ -213,7 +233,7 @@ fn forty_two_players_six_swiss_rounds_then_best_of_three_top_eight() {
         }
         // Duplicate: games 1 and 2 of every match share one deal, game 3 another.
         let deal_of = |i: usize, k: usize| t.match_games(s, i)[k].1.deal;
-        assert!(stage.matches.len() > 0);
+        assert!(!stage.matches.is_empty());
         for i in 0..stage.matches.len() {
             assert_eq!(deal_of(i, 0), deal_of(i, 1));
             assert_eq!(deal_of(i, 0), deal_of(0, 0));
@@ -249,7 +269,10 @@ fn forty_two_players_six_swiss_rounds_then_best_of_three_top_eight() {
     // the first and takes the title; the other half's strongest is runner-up.
     assert_eq!(t.players[places[0].player as usize].name, "符传咏");
     let other_half: Vec<u32> = [seed(2), seed(7), seed(3), seed(6)].to_vec();
-    let best_other = *other_half.iter().min_by_key(|&&p| std::cmp::Reverse(strength(p))).unwrap();
+    let best_other = *other_half
+        .iter()
+        .min_by_key(|&&p| std::cmp::Reverse(strength(p)))
+        .unwrap();
     assert_eq!(places[1].player, best_other);
 
     // Every deal verifies and, the event over, is published.

@@ -96,7 +96,14 @@ fn direct_encounter_orders_players_who_met() {
 
     // Two players tied who did meet: the winner of their game goes first, ahead of
     // the ranking list.
-    let wins = [("A", "B"), ("C", "A"), ("A", "D"), ("B", "C"), ("B", "D"), ("D", "C")];
+    let wins = [
+        ("A", "B"),
+        ("C", "A"),
+        ("A", "D"),
+        ("B", "C"),
+        ("B", "D"),
+        ("D", "C"),
+    ];
     let play = |tiebreaks: Vec<TieBreak>| {
         let mut t = event(
             "de2",

@@ -52,7 +52,12 @@ fn colour_ok(h: &[Color], c: Color) -> bool {
 fn exists(players: &[u32], k: &HashMap<u32, Known>, ok: &dyn Fn(u32, u32) -> bool) -> bool {
     let n = players.len();
     let mut memo: HashMap<u32, bool> = HashMap::new();
-    fn go(mask: u32, p: &[u32], ok: &dyn Fn(u32, u32) -> bool, memo: &mut HashMap<u32, bool>) -> bool {
+    fn go(
+        mask: u32,
+        p: &[u32],
+        ok: &dyn Fn(u32, u32) -> bool,
+        memo: &mut HashMap<u32, bool>,
+    ) -> bool {
         if mask == 0 {
             return true;
         }
@@ -115,7 +120,10 @@ fn check_event(seed: u64, n: usize, rounds: u32, exhaustive: bool) -> (usize, us
         let active = t.active_players();
         let again = t.clone();
         let r = t
-            .pair(&PairOptions::default(), &mut SeededEntropy::new(&seed.to_le_bytes()))
+            .pair(
+                &PairOptions::default(),
+                &mut SeededEntropy::new(&seed.to_le_bytes()),
+            )
             .unwrap();
         assert_eq!(r, round);
         // Deterministic: the same state pairs the same way.
@@ -123,7 +131,13 @@ fn check_event(seed: u64, n: usize, rounds: u32, exhaustive: bool) -> (usize, us
         twin.pair(&PairOptions::default(), &mut SeededEntropy::new(b"other"))
             .unwrap();
         let strip = |rd: &jieqi_tournament::Round| {
-            (rd.games.iter().map(|g| (g.red, g.black)).collect::<Vec<_>>(), rd.bye)
+            (
+                rd.games
+                    .iter()
+                    .map(|g| (g.red, g.black))
+                    .collect::<Vec<_>>(),
+                rd.bye,
+            )
         };
         assert_eq!(strip(&twin.rounds[r - 1]), strip(&t.rounds[r - 1]));
 
@@ -143,7 +157,10 @@ fn check_event(seed: u64, n: usize, rounds: u32, exhaustive: bool) -> (usize, us
                 assert_eq!(before[&b].byes, 0, "seed {seed} round {round}: second bye");
             }
         }
-        let repeats = rd.games.iter().any(|g| before[&g.red].met.contains(&g.black));
+        let repeats = rd
+            .games
+            .iter()
+            .any(|g| before[&g.red].met.contains(&g.black));
         let colour_breaks = rd.games.iter().any(|g| {
             !colour_ok(&before[&g.red].colours, Color::Red)
                 || !colour_ok(&before[&g.black].colours, Color::Black)
@@ -162,13 +179,22 @@ fn check_event(seed: u64, n: usize, rounds: u32, exhaustive: bool) -> (usize, us
             }
             if exists(&active, &before, &strict) {
                 strict_checked += 1;
-                assert!(!colour_breaks, "seed {seed} round {round}: avoidable colour break");
+                assert!(
+                    !colour_breaks,
+                    "seed {seed} round {round}: avoidable colour break"
+                );
             } else {
                 relaxed_rounds += 1;
             }
         } else {
-            assert!(!repeats, "seed {seed} round {round}: repeat in a large field");
-            assert!(!colour_breaks, "seed {seed} round {round}: colour break in a large field");
+            assert!(
+                !repeats,
+                "seed {seed} round {round}: repeat in a large field"
+            );
+            assert!(
+                !colour_breaks,
+                "seed {seed} round {round}: colour break in a large field"
+            );
         }
         for b in 1..=rd.games.len() {
             t.set_result(r, b, random_result(&mut rng), false).unwrap();
