@@ -30,6 +30,7 @@ pub use color::{ByColor, Color};
 pub use deal::{Deal, ParseDealError, START_SQUARES, start_role};
 pub use fen::{ParseFenError, START_FEN};
 
+pub use game::{Game, GameError, Outcome, Ply, Reason, RuleSet};
 pub use material::{Material, ParseMaterialError};
 pub use movegen::{Move, MoveList};
 pub use piece::{Piece, role_chinese};
@@ -37,3 +38,4 @@ pub use position::{PlayError, Position, PositionError, Problem, Reveals, Setup};
 pub use role::{ByRole, Role};
 pub use square::{File, Rank, Square};
 pub use uci::{ParseUciError, UciMove, UciMoveError};
+pub use view::{CapturedIdentity, View, Viewer};
