@@ -16,11 +16,14 @@ struct Cli {
 enum Command {
     /// Count leaf nodes of the legal move tree (move generator test and speed measure).
     Perft(cli::perft::PerftArgs),
+    /// Direct a tournament kept in a file: Swiss, round robin, knockout, deals.
+    Tournament(cli::tournament::TournamentArgs),
 }
 
 fn main() -> anyhow::Result<()> {
     let cli = Cli::parse();
     match cli.command {
         Command::Perft(args) => cli::perft::run(args),
+        Command::Tournament(args) => cli::tournament::run(args),
     }
 }

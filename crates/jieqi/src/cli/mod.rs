@@ -1,3 +1,4 @@
 //! One module per subcommand group.
 
 pub mod perft;
+pub mod tournament;
