@@ -280,7 +280,10 @@ pub fn run(args: TournamentArgs) -> anyhow::Result<()> {
         TournamentCommand::Result(a) => {
             let mut t = load(&a.file)?;
             let res = GameResult::parse(&a.result).with_context(|| {
-                format!("unknown result {:?}; use 1-0, 0-1, 1/2, +-, -+ or --", a.result)
+                format!(
+                    "unknown result {:?}; use 1-0, 0-1, 1/2, +-, -+ or --",
+                    a.result
+                )
             })?;
             t.set_result(a.round, a.board, res, a.correct)?;
             save(&a.file, &t)?;
@@ -464,7 +467,11 @@ fn pad(s: &str, width: usize) -> String {
 pub fn pairings_text(t: &Tournament, r: usize) -> String {
     let round = &t.rounds[r - 1];
     let name = |p: u32| t.players[p as usize].name.as_str();
-    let mut s = format!("round {r} ({:?}, {} deals)", round.phase, round.deal_mode.name());
+    let mut s = format!(
+        "round {r} ({:?}, {} deals)",
+        round.phase,
+        round.deal_mode.name()
+    );
     if let Some(rel) = round.relaxed {
         if rel != jieqi_tournament::swiss::Relaxation::None {
             s.push_str(&format!(" — unavoidable: {rel:?} rule relaxed"));
@@ -502,7 +509,13 @@ pub fn pairings_text(t: &Tournament, r: usize) -> String {
 /// The standings (and places) as text.
 pub fn standings_text(t: &Tournament) -> String {
     let mut s = format!("{} — {}\n", t.name, t.describe_format());
-    s.push_str(&format!("{:>4} {:>4} {} {:>5}", "rk", "no", pad("name", 18), "pts"));
+    s.push_str(&format!(
+        "{:>4} {:>4} {} {:>5}",
+        "rk",
+        "no",
+        pad("name", 18),
+        "pts"
+    ));
     for tb in &t.settings.tiebreaks {
         s.push_str(&format!(" {:>6}", tb.short()));
     }
@@ -517,7 +530,10 @@ pub fn standings_text(t: &Tournament) -> String {
             row.points
         ));
         for v in &row.tiebreaks {
-            s.push_str(&format!(" {:>6}", v.map_or("-".to_string(), |x| x.to_string())));
+            s.push_str(&format!(
+                " {:>6}",
+                v.map_or("-".to_string(), |x| x.to_string())
+            ));
         }
         s.push('\n');
     }
