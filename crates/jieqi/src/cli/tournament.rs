@@ -4,14 +4,21 @@
 //! temporary file renamed over the old one). The file holds the unpublished deals, so
 //! it is the organiser's secret; `export` makes the public views.
 
+use std::collections::{HashMap, VecDeque};
+use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 
 use anyhow::{Context, bail};
 use clap::{Args, Subcommand, ValueEnum};
+
+use crate::runner::pgn::{PgnTags, today, write_game};
+use crate::runner::{EngineSpec, GameRecord, GameSettings, RefereeRules, TimeControl, play_game};
+use jieqi_core::game::RuleSet;
 use jieqi_core::{Color, Deal};
 use jieqi_tournament::{
-    DealMode, Entropy, Format, GameResult, KnockoutConfig, PairOptions, Player, SeededEntropy,
-    Settings, TieBreak, TieBreakGame, Tournament,
+    DealMode, Entropy, Format, GameResult, KnockoutConfig, PairOptions, Player, PlayerId,
+    SeededEntropy, Settings, TieBreak, TieBreakGame, Tournament, TournamentError,
 };
 
 /// Arguments of `jieqi tournament`.
@@ -75,6 +82,49 @@ enum TournamentCommand {
         /// The event file.
         file: PathBuf,
     },
+    /// Play the event among UCI engines (each player's `--engine`) with the match
+    /// runner: pair, play, record, until the end. Resumable: the file is saved after
+    /// every game.
+    Run(RunArgs),
+}
+
+#[derive(Args)]
+struct RunArgs {
+    /// The event file.
+    file: PathBuf,
+    /// Clock per side: seconds+increment.
+    #[arg(long, default_value = "10+0.1", conflicts_with = "movetime")]
+    tc: String,
+    /// Fixed time per move in milliseconds instead of clocks.
+    #[arg(long)]
+    movetime: Option<u64>,
+    /// Milliseconds an engine may overrun its time before it loses.
+    #[arg(long, default_value_t = 200)]
+    grace_ms: u64,
+    /// Plies after which a game is drawn.
+    #[arg(long, default_value_t = 400)]
+    ply_cap: u32,
+    /// Rule set: `standard`, or `tournament` (perpetual chase loses).
+    #[arg(long, default_value = "standard")]
+    rules: String,
+    /// Games played at the same time.
+    #[arg(long, default_value_t = 1)]
+    concurrency: usize,
+    /// Stop after pairing and playing this many rounds.
+    #[arg(long)]
+    rounds: Option<usize>,
+    /// Append every game to this file (PGN-like text).
+    #[arg(long)]
+    pgn: Option<PathBuf>,
+    /// Rewrite this HTML standings page after every round.
+    #[arg(long)]
+    html: Option<PathBuf>,
+    /// Derive deals, salts and joint contributions from this text (reproducible).
+    #[arg(long)]
+    seed: Option<String>,
+    /// No per-game progress lines.
+    #[arg(long)]
+    quiet: bool,
 }
 
 #[derive(Copy, Clone, ValueEnum)]
@@ -354,6 +404,7 @@ pub fn run(args: TournamentArgs) -> anyhow::Result<()> {
             }
             Ok(())
         }
+        TournamentCommand::Run(a) => run_engines(a),
         TournamentCommand::Verify { file } => {
             let t = load(&file)?;
             let (mut ok, mut secret) = (0, 0);
@@ -549,4 +600,213 @@ pub fn standings_text(t: &Tournament) -> String {
         }
     }
     s
+}
+
+/// One game the engines still have to play.
+struct Job {
+    board: usize,
+    red: EngineSpec,
+    black: EngineSpec,
+    deal: Deal,
+}
+
+/// The result the table records for a finished engine game: a side that could not
+/// even start its engine loses by forfeit.
+fn result_of(rec: &GameRecord) -> GameResult {
+    let unplayed = rec.moves.is_empty() && rec.faulty.is_some();
+    match (rec.outcome.winner, unplayed) {
+        (Some(Color::Red), false) => GameResult::RedWin,
+        (Some(Color::Black), false) => GameResult::BlackWin,
+        (Some(Color::Red), true) => GameResult::RedForfeitWin,
+        (Some(Color::Black), true) => GameResult::BlackForfeitWin,
+        (None, _) => GameResult::Draw,
+    }
+}
+
+fn run_engines(a: RunArgs) -> anyhow::Result<()> {
+    let mut t = load(&a.file)?;
+    let tc = match a.movetime {
+        Some(0) => bail!("--movetime must be positive"),
+        Some(ms) => TimeControl::MoveTime(ms),
+        None => TimeControl::parse_clock(&a.tc).map_err(anyhow::Error::msg)?,
+    };
+    let rules = RuleSet::by_name(&a.rules)
+        .with_context(|| format!("unknown --rules {:?} (standard, tournament)", a.rules))?;
+    let settings = GameSettings {
+        tc,
+        grace_ms: a.grace_ms,
+        rules: RefereeRules {
+            rules,
+            ply_cap: a.ply_cap,
+        },
+    };
+    let mut specs: HashMap<PlayerId, EngineSpec> = HashMap::new();
+    let mut missing = Vec::new();
+    for (i, p) in t.players.iter().enumerate() {
+        match &p.engine {
+            Some(cmd) => {
+                let mut spec = EngineSpec::parse(cmd)
+                    .with_context(|| format!("player {}: bad engine {cmd:?}", p.name))?;
+                spec.name = p.name.clone();
+                specs.insert(i as PlayerId, spec);
+            }
+            None if !p.withdrawn => missing.push(p.name.clone()),
+            None => {}
+        }
+    }
+    if !missing.is_empty() {
+        bail!(
+            "these players have no engine (add-player --engine CMD): {}",
+            missing.join(", ")
+        );
+    }
+    let mut pgn = match &a.pgn {
+        Some(p) => Some(
+            std::fs::File::options()
+                .create(true)
+                .append(true)
+                .open(p)
+                .with_context(|| format!("cannot open --pgn {}", p.display()))?,
+        ),
+        None => None,
+    };
+    let mut seeded = a.seed.as_deref().map(|s| SeededEntropy::new(s.as_bytes()));
+    let mut os = OsEntropy;
+    let date = today();
+    let mut rounds_done = 0;
+    loop {
+        let rng: &mut dyn Entropy = match seeded.as_mut() {
+            Some(s) => s,
+            None => &mut os,
+        };
+        if t.rounds.last().is_none_or(|r| r.complete()) {
+            if a.rounds.is_some_and(|n| rounds_done >= n) || t.is_finished() {
+                break;
+            }
+            if t.settings.deal_mode == DealMode::Organiser {
+                bail!("organiser deals: pair each round with `pair --deal`, then `run` plays it");
+            }
+            match t.pair(&PairOptions::default(), rng) {
+                Ok(_) => {}
+                Err(TournamentError::Finished) => break,
+                Err(e) => return Err(e.into()),
+            }
+            save(&a.file, &t)?;
+        }
+        let r = t.rounds.len();
+        // Joint deals: engines cannot keep secrets, so the director draws both
+        // contributions.
+        let boards = t.rounds[r - 1].games.len();
+        for b in 1..=boards {
+            let g = &t.rounds[r - 1].games[b - 1];
+            let Some(d) = g.deal else { continue };
+            let rec = &t.deals[d];
+            if rec.mode == DealMode::Joint && rec.deal.is_none() {
+                let (need_red, need_black) = (
+                    rec.red_contribution.is_none(),
+                    rec.black_contribution.is_none(),
+                );
+                for (need, side) in [(need_red, Color::Red), (need_black, Color::Black)] {
+                    if need {
+                        let secret = jieqi_tournament::deals::random_salt(rng);
+                        t.contribute(r, b, side, &secret)?;
+                    }
+                }
+            }
+        }
+        save(&a.file, &t)?;
+        if !a.quiet {
+            eprint!("{}", pairings_text(&t, r));
+        }
+        let mut jobs = VecDeque::new();
+        for (i, g) in t.rounds[r - 1].games.iter().enumerate() {
+            if g.result.is_some() {
+                continue;
+            }
+            let deal = g
+                .deal
+                .and_then(|d| t.deals.get(d))
+                .and_then(|d| d.parsed())
+                .with_context(|| format!("round {r} board {}: no deal to play", i + 1))?;
+            jobs.push_back(Job {
+                board: i + 1,
+                red: specs[&g.red].clone(),
+                black: specs[&g.black].clone(),
+                deal,
+            });
+        }
+        let total = jobs.len();
+        let queue = Mutex::new(jobs);
+        let (tx, rx) = std::sync::mpsc::channel::<(usize, GameRecord)>();
+        let workers = a.concurrency.clamp(1, total.max(1));
+        let mut failure: Option<anyhow::Error> = None;
+        std::thread::scope(|scope| {
+            for _ in 0..workers {
+                let tx = tx.clone();
+                let queue = &queue;
+                let settings = &settings;
+                scope.spawn(move || {
+                    loop {
+                        let job = queue.lock().expect("queue lock").pop_front();
+                        let Some(job) = job else { break };
+                        let rec = play_game(&job.red, &job.black, job.deal, settings);
+                        if tx.send((job.board, rec)).is_err() {
+                            break;
+                        }
+                    }
+                });
+            }
+            drop(tx);
+            for (done, (board, mut rec)) in rx.iter().enumerate() {
+                let res = result_of(&rec);
+                // Records carry the players' names, not the engines' own.
+                let g = &t.rounds[r - 1].games[board - 1];
+                rec.red = t.players[g.red as usize].name.clone();
+                rec.black = t.players[g.black as usize].name.clone();
+                if let Err(e) = t.set_result(r, board, res, false) {
+                    failure.get_or_insert(e.into());
+                    continue;
+                }
+                if let Err(e) = save(&a.file, &t) {
+                    failure.get_or_insert(e);
+                }
+                if let Some(f) = pgn.as_mut() {
+                    let tags = PgnTags {
+                        event: t.name.clone(),
+                        round: r as u32,
+                        time_control: tc.to_string(),
+                        date: date.clone(),
+                    };
+                    if let Err(e) = f.write_all(write_game(&rec, &tags).as_bytes()) {
+                        failure.get_or_insert(anyhow::Error::new(e).context("writing --pgn"));
+                    }
+                }
+                if !a.quiet {
+                    let width = 20;
+                    let filled = (done + 1) * width / total.max(1);
+                    eprintln!(
+                        "[{}{}] round {r} {}/{total}  board {board}: {} - {} {} ({}, {} plies)",
+                        "#".repeat(filled),
+                        ".".repeat(width - filled),
+                        done + 1,
+                        rec.red,
+                        rec.black,
+                        res.text(),
+                        rec.outcome.termination(),
+                        rec.moves.len()
+                    );
+                }
+            }
+        });
+        if let Some(e) = failure {
+            return Err(e);
+        }
+        rounds_done += 1;
+        if let Some(h) = &a.html {
+            std::fs::write(h, t.standings_html())
+                .with_context(|| format!("cannot write {}", h.display()))?;
+        }
+    }
+    print!("{}", standings_text(&t));
+    Ok(())
 }
