@@ -440,7 +440,7 @@ impl Tournament {
                     4 => "Quarter-finals".to_string(),
                     n => format!("Last {}", 2 * n),
                 };
-                let _ = write!(h, "<div class=\"stage\"><h3>{title}</h3>\n");
+                let _ = writeln!(h, "<div class=\"stage\"><h3>{title}</h3>");
                 for (i, m) in st.matches.iter().enumerate() {
                     let state = self.match_state(s, i);
                     let line = |p: Option<PlayerId>, pts: u32| match p {
