@@ -166,6 +166,12 @@ impl Tournament {
             if b.entrants.iter().any(|&e| e >= n || !seen.insert(e)) || b.entrants.len() < 2 {
                 return bad("bracket entrants are bad".to_string());
             }
+            if b.stages.is_empty() || b.stages.iter().any(|s| s.matches.is_empty()) {
+                return bad("a bracket stage has no matches".to_string());
+            }
+            if self.settings.format.knockout().is_none() {
+                return bad("a bracket in a format without knockout".to_string());
+            }
             for s in &b.stages {
                 for m in &s.matches {
                     if !b.entrants.contains(&m.high)

@@ -253,6 +253,12 @@ fn damaged_files_are_refused_with_a_reason() {
     v["players"][1]["name"] = v["players"][0]["name"].clone();
     assert!(Tournament::from_json(&v.to_string()).is_err());
     let mut v: serde_json::Value = serde_json::from_str(&good).unwrap();
+    v["bracket"] = serde_json::json!({"entrants": [0, 1], "stages": []});
+    assert!(matches!(
+        Tournament::from_json(&v.to_string()),
+        Err(TournamentError::Invalid(_))
+    ));
+    let mut v: serde_json::Value = serde_json::from_str(&good).unwrap();
     v["rounds"][0]["games"][0]["result"] = "2-0".into();
     assert!(matches!(
         Tournament::from_json(&v.to_string()),
