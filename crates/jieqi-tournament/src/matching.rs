@@ -11,33 +11,8 @@ const NONE: usize = usize::MAX;
 
 /// The size of a maximum matching of the graph with adjacency lists `adj`.
 pub fn maximum_matching(adj: &[Vec<usize>]) -> usize {
-    let n = adj.len();
-    let mut mate = vec![NONE; n];
-    // A greedy start leaves only a few augmenting searches to the blossom code.
-    for v in 0..n {
-        if mate[v] == NONE {
-            if let Some(&u) = adj[v].iter().find(|&&u| mate[u] == NONE && u != v) {
-                mate[u] = v;
-                mate[v] = u;
-            }
-        }
-    }
-    let mut search = Search::new(n);
-    for root in 0..n {
-        if mate[root] == NONE {
-            if let Some(mut v) = search.find_path(adj, &mate, root) {
-                // Flip the alternating path ending at the free vertex `v`.
-                while v != NONE {
-                    let pv = search.parent[v];
-                    let next = mate[pv];
-                    mate[v] = pv;
-                    mate[pv] = v;
-                    v = next;
-                }
-            }
-        }
-    }
-    mate.iter().filter(|&&m| m != NONE).count() / 2
+    let mut m = Matcher::new(adj, vec![true; adj.len()]);
+    m.maximize()
 }
 
 /// Whether every vertex can be matched.
@@ -45,11 +20,115 @@ pub fn has_perfect_matching(adj: &[Vec<usize>]) -> bool {
     adj.len() % 2 == 0 && maximum_matching(adj) * 2 == adj.len()
 }
 
+/// A matching of the vertices still present in a graph, kept maximum as vertices
+/// are paired off and removed.
+pub struct Matcher<'a> {
+    adj: &'a [Vec<usize>],
+    present: Vec<bool>,
+    mate: Vec<usize>,
+    search: Search,
+}
+
+impl<'a> Matcher<'a> {
+    /// An empty matching of the vertices marked `present`.
+    pub fn new(adj: &'a [Vec<usize>], present: Vec<bool>) -> Matcher<'a> {
+        let n = adj.len();
+        Matcher {
+            adj,
+            present,
+            mate: vec![NONE; n],
+            search: Search::new(n),
+        }
+    }
+
+    /// Grows the matching to maximum size; returns that size.
+    pub fn maximize(&mut self) -> usize {
+        let n = self.adj.len();
+        // A greedy start leaves only a few augmenting searches to the blossom code.
+        for v in 0..n {
+            if self.present[v] && self.mate[v] == NONE {
+                if let Some(&u) = self.adj[v]
+                    .iter()
+                    .find(|&&u| u != v && self.present[u] && self.mate[u] == NONE)
+                {
+                    self.mate[u] = v;
+                    self.mate[v] = u;
+                }
+            }
+        }
+        for root in 0..n {
+            if self.present[root] && self.mate[root] == NONE {
+                self.augment_from(root);
+            }
+        }
+        self.size()
+    }
+
+    /// Matched pairs.
+    pub fn size(&self) -> usize {
+        (0..self.adj.len())
+            .filter(|&v| self.present[v] && self.mate[v] != NONE)
+            .count()
+            / 2
+    }
+
+    /// Whether every present vertex is matched.
+    pub fn is_perfect(&self) -> bool {
+        (0..self.adj.len()).all(|v| !self.present[v] || self.mate[v] != NONE)
+    }
+
+    fn augment_from(&mut self, root: usize) -> bool {
+        let Some(mut v) = self
+            .search
+            .find_path(self.adj, &self.present, &self.mate, root)
+        else {
+            return false;
+        };
+        // Flip the alternating path ending at the free vertex `v`.
+        while v != NONE {
+            let pv = self.search.parent[v];
+            let next = self.mate[pv];
+            self.mate[v] = pv;
+            self.mate[pv] = v;
+            v = next;
+        }
+        true
+    }
+
+    /// With a perfect matching: pairs `u` with `v` and removes both, if the rest can
+    /// still be perfectly matched (one augmenting search between their old partners).
+    /// Otherwise leaves everything unchanged and returns false.
+    pub fn try_remove_pair(&mut self, u: usize, v: usize) -> bool {
+        let (pu, pv) = (self.mate[u], self.mate[v]);
+        if pu == NONE || pv == NONE {
+            return false;
+        }
+        let saved = self.mate.clone();
+        self.present[u] = false;
+        self.present[v] = false;
+        self.mate[u] = NONE;
+        self.mate[v] = NONE;
+        if pu == v {
+            return true;
+        }
+        self.mate[pu] = NONE;
+        self.mate[pv] = NONE;
+        if self.augment_from(pu) && self.mate[pv] != NONE {
+            return true;
+        }
+        self.mate = saved;
+        self.present[u] = true;
+        self.present[v] = true;
+        false
+    }
+}
+
 struct Search {
     parent: Vec<usize>,
     base: Vec<usize>,
     used: Vec<bool>,
     blossom: Vec<bool>,
+    seen: Vec<bool>,
     queue: VecDeque<usize>,
 }
 
@@ -60,11 +139,18 @@ impl Search {
             base: (0..n).collect(),
             used: vec![false; n],
             blossom: vec![false; n],
+            seen: vec![false; n],
             queue: VecDeque::new(),
         }
     }
 
-    fn find_path(&mut self, adj: &[Vec<usize>], mate: &[usize], root: usize) -> Option<usize> {
+    fn find_path(
+        &mut self,
+        adj: &[Vec<usize>],
+        present: &[bool],
+        mate: &[usize],
+        root: usize,
+    ) -> Option<usize> {
         let n = adj.len();
         self.parent.iter_mut().for_each(|p| *p = NONE);
         self.used.iter_mut().for_each(|u| *u = false);
@@ -76,7 +162,7 @@ impl Search {
         self.queue.push_back(root);
         while let Some(v) = self.queue.pop_front() {
             for &to in &adj[v] {
-                if self.base[v] == self.base[to] || mate[v] == to {
+                if !present[to] || self.base[v] == self.base[to] || mate[v] == to {
                     continue;
                 }
                 if to == root || (mate[to] != NONE && self.parent[mate[to]] != NONE) {
@@ -107,11 +193,11 @@ impl Search {
         None
     }
 
-    fn lca(&self, mate: &[usize], mut a: usize, mut b: usize) -> usize {
-        let mut seen = vec![false; mate.len()];
+    fn lca(&mut self, mate: &[usize], mut a: usize, mut b: usize) -> usize {
+        self.seen.iter_mut().for_each(|s| *s = false);
         loop {
             a = self.base[a];
-            seen[a] = true;
+            self.seen[a] = true;
             if mate[a] == NONE {
                 break;
             }
@@ -119,7 +205,7 @@ impl Search {
         }
         loop {
             b = self.base[b];
-            if seen[b] {
+            if self.seen[b] {
                 return b;
             }
             b = self.parent[mate[b]];
@@ -197,6 +283,65 @@ mod tests {
                 brute(n, &edges),
                 "n={n} edges={edges:?}"
             );
+        }
+    }
+
+    #[test]
+    fn removing_pairs_agrees_with_recomputing() {
+        let mut state = 0x1234_5678_9abc_def1u64;
+        let mut next = || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        for _ in 0..400 {
+            let n = 2 * ((next() % 6) as usize + 1);
+            let density = 30 + next() % 70;
+            let mut adj = vec![Vec::new(); n];
+            for a in 0..n {
+                for b in a + 1..n {
+                    if next() % 100 < density {
+                        adj[a].push(b);
+                        adj[b].push(a);
+                    }
+                }
+            }
+            let mut m = Matcher::new(&adj, vec![true; n]);
+            if m.maximize() * 2 != n {
+                continue;
+            }
+            let mut alive: Vec<usize> = (0..n).collect();
+            while alive.len() >= 2 {
+                let u = alive[0];
+                let v = alive[1 + (next() as usize % (alive.len() - 1))];
+                let rest: Vec<usize> = alive
+                    .iter()
+                    .copied()
+                    .filter(|&x| x != u && x != v)
+                    .collect();
+                let idx = |x: usize| rest.iter().position(|&y| y == x);
+                let sub: Vec<Vec<usize>> = rest
+                    .iter()
+                    .map(|&a| adj[a].iter().filter_map(|&b| idx(b)).collect())
+                    .collect();
+                let expect = adj[u].contains(&v) && has_perfect_matching(&sub);
+                let got = adj[u].contains(&v) && m.try_remove_pair(u, v);
+                assert_eq!(got, expect);
+                assert!(m.is_perfect());
+                if got {
+                    alive = rest;
+                } else if let Some(&w) = alive[1..]
+                    .iter()
+                    .find(|&&w| adj[u].contains(&w) && m.mate[u] == w)
+                {
+                    // Follow the current matching to keep going.
+                    assert!(m.try_remove_pair(u, w));
+                    alive.retain(|&x| x != u && x != w);
+                } else {
+                    break;
+                }
+            }
         }
     }
 

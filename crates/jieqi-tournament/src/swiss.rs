@@ -20,7 +20,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::PlayerId;
 use crate::colours;
-use crate::matching::has_perfect_matching;
+use crate::matching::Matcher;
 
 /// One player as the pairer sees him.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -114,34 +114,46 @@ impl<'a> Pairer<'a> {
         self.level >= Relaxation::Byes || !self.e[a].had_bye
     }
 
-    fn completable(&self, rest: &[usize]) -> bool {
-        let adj: Vec<Vec<usize>> = (0..rest.len())
-            .map(|i| {
-                (0..rest.len())
-                    .filter(|&j| j != i && self.may_meet(rest[i], rest[j]))
-                    .collect()
-            })
-            .collect();
-        has_perfect_matching(&adj)
+    fn graph(&self) -> Vec<Vec<usize>> {
+        let n = self.e.len();
+        (0..n)
+            .map(|i| (0..n).filter(|&j| j != i && self.may_meet(i, j)).collect())
+            .collect()
     }
 
     fn run(&self, order: &[usize]) -> Option<Pairs> {
+        let graph = self.graph();
+        let n = self.e.len();
         let mut rest: Vec<usize> = order.to_vec();
         let mut bye = None;
+        let mut matcher = None;
         if rest.len() % 2 == 1 {
             // The lowest-ranked eligible player whose absence leaves a full pairing.
-            let pos = (0..rest.len()).rev().find(|&i| {
-                if !self.may_sit_out(rest[i]) {
-                    return false;
+            for pos in (0..rest.len()).rev() {
+                if !self.may_sit_out(rest[pos]) {
+                    continue;
                 }
-                let mut others = rest.clone();
-                others.remove(i);
-                self.completable(&others)
-            })?;
-            bye = Some(rest.remove(pos));
-        } else if !self.completable(&rest) {
-            return None;
+                let mut present = vec![false; n];
+                rest.iter().for_each(|&i| present[i] = true);
+                present[rest[pos]] = false;
+                let mut m = Matcher::new(&graph, present);
+                m.maximize();
+                if m.is_perfect() {
+                    bye = Some(rest.remove(pos));
+                    matcher = Some(m);
+                    break;
+                }
+            }
+        } else {
+            let mut present = vec![false; n];
+            rest.iter().for_each(|&i| present[i] = true);
+            let mut m = Matcher::new(&graph, present);
+            m.maximize();
+            if m.is_perfect() {
+                matcher = Some(m);
+            }
         }
+        let mut matcher = matcher?;
         let mut pairs = Vec::new();
         while !rest.is_empty() {
             let p = rest[0];
@@ -168,10 +180,10 @@ impl<'a> Pairer<'a> {
                 candidates.push((distance, colour_bad, dutch, q));
             }
             candidates.sort();
-            let chosen = candidates.into_iter().map(|c| c.3).find(|&q| {
-                let remaining: Vec<usize> = others.iter().copied().filter(|&r| r != q).collect();
-                self.completable(&remaining)
-            })?;
+            let chosen = candidates
+                .into_iter()
+                .map(|c| c.3)
+                .find(|&q| matcher.try_remove_pair(p, q))?;
             pairs.push((p, chosen));
             rest.retain(|&r| r != p && r != chosen);
         }
