@@ -19,6 +19,8 @@ enum Command {
     Perft(cli::perft::PerftArgs),
     /// Game records: convert between PGN, JieqiBox JSON and web JSON; show; verify.
     Record(cli::record::RecordArgs),
+    /// Direct a tournament kept in a file: Swiss, round robin, knockout, deals.
+    Tournament(cli::tournament::TournamentArgs),
     /// Play a match between two UCI engines, with Elo, LOS and SPRT statistics.
     Match(cli::match_cmd::MatchArgs),
     /// Play against an engine in the terminal.
@@ -33,6 +35,7 @@ fn main() -> anyhow::Result<()> {
     match cli.command {
         Command::Perft(args) => cli::perft::run(args),
         Command::Record(args) => cli::record::run(args),
+        Command::Tournament(args) => cli::tournament::run(args),
         Command::Match(args) => cli::match_cmd::run(args),
         Command::Play(args) => cli::play::run(args),
         Command::BuiltinEngine(args) => cli::builtin::run(args),

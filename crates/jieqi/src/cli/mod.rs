@@ -5,3 +5,4 @@ pub mod match_cmd;
 pub mod perft;
 pub mod record;
 pub mod play;
+pub mod tournament;
