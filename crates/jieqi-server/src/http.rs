@@ -86,6 +86,7 @@ pub fn router(shared: Arc<Shared>) -> Router {
         .route("/api/games/{id}/join", post(join))
         .route("/api/games/{id}/replay", get(replay))
         .route("/api/games/{id}/eval", get(eval))
+        .route("/api/games/{id}/record", get(record))
         .layer(DefaultBodyLimit::max(16 * 1024))
         .with_state(shared)
 }
@@ -109,8 +110,13 @@ async fn asset(Path(path): Path<String>) -> Response {
 }
 
 async fn upgrade(State(shared): State<Arc<Shared>>, ws: WebSocketUpgrade) -> Response {
+    // Small buffers: messages are small, and the defaults (128 KiB each way) would
+    // cost a quarter of a megabyte per idle connection.
     ws.max_message_size(ws::MAX_FRAME_BYTES)
         .max_frame_size(ws::MAX_FRAME_BYTES)
+        .read_buffer_size(4 * 1024)
+        .write_buffer_size(0)
+        .max_write_buffer_size(ws::MAX_FRAME_BYTES * 4)
         .on_upgrade(move |socket| ws::serve_socket(socket, shared))
 }
 
@@ -472,4 +478,84 @@ async fn eval(
         "depth": ev.depth,
     }))
     .into_response())
+}
+
+#[derive(Deserialize)]
+struct RecordQuery {
+    format: Option<String>,
+}
+
+/// A finished game's record: PGN (Chinese notation) or JieqiBox JSON.
+async fn record(
+    State(shared): State<Arc<Shared>>,
+    Path(id): Path<String>,
+    Query(q): Query<RecordQuery>,
+) -> Result<Response, ApiError> {
+    use jieqi_core::record::{self, Format, Record};
+    let format = match q.format.as_deref().unwrap_or("pgn") {
+        "pgn" => Format::Pgn(record::CHINESE),
+        "jieqibox" => Format::JieqiBox,
+        f => {
+            return Err(ApiError::BadRequest(format!(
+                "format {f:?}: expected pgn or jieqibox"
+            )));
+        }
+    };
+    let (stored, game, metas) = finished_game(&shared, &id).await?;
+    let mut rec = Record::from_game(&game);
+    rec.deal_commitment = Some(stored.new.commitment.clone());
+    rec.deal_salt = Some(stored.new.salt.clone());
+    let date = metas.first().map_or(stored.new.created_ms, |m| m.at_ms);
+    rec.set_tag("Event", "jieqi server game");
+    rec.set_tag("Site", &format!("/game/{id}"));
+    rec.set_tag("Date", &date_text(date));
+    let name = |c: Color| match stored.new.seats[c].engine_level {
+        Some(l) => format!("{} level {l}", shared.engines.name()),
+        None => "human".to_string(),
+    };
+    rec.set_tag("Red", &name(Color::Red));
+    rec.set_tag("Black", &name(Color::Black));
+    rec.set_tag("TimeControl", &stored.new.time);
+    let (ctype, ext) = match format {
+        Format::JieqiBox => ("application/json", "json"),
+        _ => ("application/x-chess-pgn; charset=utf-8", "pgn"),
+    };
+    let text = record::write(&rec, format);
+    Ok((
+        [
+            (header::CONTENT_TYPE, ctype.to_string()),
+            (
+                header::CONTENT_DISPOSITION,
+                format!("attachment; filename=\"jieqi-{id}.{ext}\""),
+            ),
+        ],
+        text,
+    )
+        .into_response())
+}
+
+/// `YYYY.MM.DD` (the PGN date form) of a Unix-ms instant, in UTC.
+fn date_text(ms: u64) -> String {
+    let days = (ms / 86_400_000) as i64;
+    // Civil from days (proleptic Gregorian), after Howard Hinnant's algorithm.
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!("{y:04}.{m:02}.{d:02}")
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn dates_in_pgn_form() {
+        assert_eq!(super::date_text(0), "1970.01.01");
+        assert_eq!(super::date_text(1_764_465_000_000), "2025.11.30");
+        assert_eq!(super::date_text(951_782_400_000), "2000.02.29");
+    }
 }

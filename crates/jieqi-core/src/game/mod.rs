@@ -107,10 +107,8 @@ impl Game {
             )));
         }
         let mut ids = [0u8; 90];
-        let mut next = 1;
-        for (sq, _) in start.board().pieces() {
-            ids[sq.index()] = next;
-            next += 1;
+        for (id, (sq, _)) in (1..).zip(start.board().pieces()) {
+            ids[sq.index()] = id;
         }
         Ok(Game {
             position: start.clone(),

@@ -84,6 +84,16 @@ pub fn rss_bytes(pid: u32) -> Option<u64> {
     Some(kb * 1024)
 }
 
+/// CPU time (user + system) a process has used, in seconds (Linux `/proc`).
+pub fn cpu_seconds(pid: u32) -> Option<f64> {
+    let s = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let rest = &s[s.rfind(')')? + 2..];
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    // After the command: state is field 3, utime 14 and stime 15 (1-based).
+    let ticks: u64 = f.get(11)?.parse::<u64>().ok()? + f.get(12)?.parse::<u64>().ok()?;
+    Some(ticks as f64 / 100.0)
+}
+
 struct Rng(u64);
 
 impl Rng {
@@ -291,6 +301,9 @@ pub fn run(args: LoadtestArgs) -> anyhow::Result<()> {
         println!("{joined} players joined in {:.1} s", t1.elapsed().as_secs_f64());
         tokio::time::sleep(Duration::from_millis(500)).await;
         let rss2 = rss();
+        let cpu = || pid.and_then(cpu_seconds);
+        let me = std::process::id();
+        let (server_cpu0, client_cpu0) = (cpu(), cpu_seconds(me));
         let start = Instant::now();
         go_tx.send_replace(Some(start + Duration::from_secs(args.duration)));
         let mut all = Stats::default();
@@ -316,6 +329,7 @@ pub fn run(args: LoadtestArgs) -> anyhow::Result<()> {
             }
         }
         let secs = start.elapsed().as_secs_f64();
+        let (server_cpu1, client_cpu1) = (cpu(), cpu_seconds(me));
         all.rtts_us.sort_unstable();
         let r = &all.rtts_us;
         println!("games {}  players joined {joined}  failed players {failures}", args.games);
@@ -333,6 +347,17 @@ pub fn run(args: LoadtestArgs) -> anyhow::Result<()> {
             percentile(r, 1.0)
         );
         println!("errors {}  games ended {}", all.errors, all.ended / 2);
+        if let (Some(a), Some(b)) = (server_cpu0, server_cpu1) {
+            println!(
+                "server CPU {:.1} s during play = {:.0} µs per move ({:.0}% of one core)",
+                b - a,
+                (b - a) * 1e6 / all.moves.max(1) as f64,
+                (b - a) * 100.0 / secs
+            );
+        }
+        if let (Some(a), Some(b)) = (client_cpu0, client_cpu1) {
+            println!("load generator CPU {:.1} s during play", b - a);
+        }
         match (rss0, rss1, rss2) {
             (Some(a), Some(b), Some(c)) => {
                 let n = args.games as f64;
