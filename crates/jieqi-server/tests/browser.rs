@@ -715,6 +715,37 @@ fn play_the_engine_in_chromium() {
     let iccs = b.text("#moves td.ply[data-n='1']");
     assert!(iccs.starts_with("a3a4"), "ICCS text: {iccs}");
 
+    // The page's own Chinese notation (used when a server sends no `zh`) agrees with the
+    // server's on every ply of this game.
+    let zh_vs_page = b.script_async(
+        r#"
+        const cells = (m) => new Promise((ok) => {
+          document.querySelector(`[data-notation='${m}']`).click();
+          setTimeout(() => ok([...document.querySelectorAll('#moves td.ply')].map((e) => e.textContent)), 50);
+        });
+        import('/assets/notation.js').then(async (n) => {
+          const zh = await cells('zh');
+          const iccs = await cells('iccs');
+          let board = n.parseBoard('xxxxkxxxx/9/1x5x1/x1x1x1x1x/9/9/X1X1X1X1X/1X5X1/9/XXXXKXXXX w - - 0 1');
+          const mine = [];
+          for (const uci of iccs) {
+            const from = uci.slice(0, 2);
+            const down = board.get(from) === 'X' || board.get(from) === 'x';
+            const ply = { from, to: uci.slice(2, 4), reveal: down ? uci[4] || null : null, uci };
+            mine.push(n.chineseMove(board, ply));
+            board = n.applyPly(board, ply);
+          }
+          done([zh, mine]);
+        }).catch((e) => done(String(e)));
+        "#,
+        json!([]),
+    );
+    assert_eq!(
+        zh_vs_page[0], zh_vs_page[1],
+        "server zh vs the page's notation"
+    );
+    b.click("[data-notation='iccs']");
+
     // Resign (two clicks: arm, confirm) and see the result and the verified deal.
     b.wait_for("#status.mine");
     b.click("#resign");
