@@ -412,11 +412,15 @@ proptest! {
         let end = (at + len).min(chars.len());
         let damaged: String = chars[..at].iter().collect::<String>() + &insert + &chars[end..].iter().collect::<String>();
         if let Ok(rec) = read_any(&damaged) {
-            let _ = rec.verify();
+            let verified = rec.verify().is_ok();
             let _ = write(&rec, Format::Web(Viewer::Spectator));
             let _ = jieqibox::write(&rec);
-            let back = pgn::read(&pgn::write(&rec, Notation::Iccs)).unwrap();
-            prop_assert_eq!(back.moves.len(), rec.moves.len());
+            // Readers accept syntax and leave meaning to `verify`; a record that
+            // verifies must survive a PGN round trip, any other must not panic in one.
+            let back = pgn::read(&pgn::write(&rec, Notation::Iccs));
+            if verified {
+                prop_assert_eq!(back.unwrap().moves.len(), rec.moves.len());
+            }
         }
     }
 }

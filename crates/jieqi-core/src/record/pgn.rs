@@ -485,8 +485,13 @@ impl Writer<'_> {
                 if a.starts_with('$') {
                     self.words.push(w);
                     w = a.clone();
-                } else {
+                } else if a.chars().all(|c| c == '!' || c == '?') {
                     w.push_str(a);
+                } else {
+                    // Free text (JieqiBox allows any annotation): a comment, so that
+                    // it cannot run into the move and make it unreadable.
+                    self.words.push(w);
+                    w = format!("{{{}}}", a.replace(['{', '}'], ""));
                 }
             }
             self.words.push(w);
