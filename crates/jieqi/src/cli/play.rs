@@ -420,7 +420,7 @@ pub fn render(referee: &Referee, viewer: Color, style: Style) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use jieqi_core::Deal;
+    use jieqi_core::{Deal, UciMove};
 
     #[test]
     fn renders_both_orientations_with_marks() {
