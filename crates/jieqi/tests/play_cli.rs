@@ -27,7 +27,16 @@ fn play(args: &[&str], input: &str) -> (bool, String) {
 #[test]
 fn moves_garbage_and_resignation() {
     let (ok, out) = play(
-        &["--seed", "7", "--movetime", "30", "--style", "plain"],
+        &[
+            "--seed",
+            "7",
+            "--movetime",
+            "30",
+            "--style",
+            "plain",
+            "--engine",
+            "builtin:greedy",
+        ],
         "help\nzz\ne0e5\n马二进三\nmoves\nresign\n",
     );
     assert!(ok, "{out}");
@@ -39,7 +48,7 @@ fn moves_garbage_and_resignation() {
     assert!(out.contains("You play h0g2P (马二进三兵)"), "{out}");
     assert!(out.contains("Last move: h0g2P (傌二進三兵)"), "{out}");
     assert!(out.contains("jieqi-builtin-greedy plays "), "{out}");
-    assert!(out.contains("i3i4=兵一进一"), "moves: {out}");
+    assert!(out.contains("e3e4=兵五进一"), "moves: {out}");
     assert!(
         out.contains("Game over: 0-1 Black wins by resignation. You lose."),
         "{out}"
@@ -77,7 +86,8 @@ fn end_of_input_leaves_the_game() {
         "",
     );
     assert!(ok, "{out}");
-    // The engine (Red) moved first, then the input ended.
+    // Our engine (the default) played Red's first move, then the input ended.
+    assert!(out.contains("against jieqi "), "{out}");
     assert!(out.contains("plays "), "{out}");
     assert!(out.contains("end of input"), "{out}");
     assert!(out.contains("Red wins by abandonment"), "{out}");

@@ -18,9 +18,9 @@ use crate::runner::{
     Engine, EngineSpec, GameSettings, Outcome, Reason, Referee, RefereeRules, TimeControl,
 };
 
-/// The engine `jieqi play` uses unless `--engine` says otherwise. Switch to our own
-/// (`<this executable> uci`) once the engine lands.
-pub const DEFAULT_ENGINE: &str = "builtin:greedy";
+/// The engine `jieqi play` uses unless `--engine` says otherwise: our own search
+/// engine (`<this executable> uci`).
+pub const DEFAULT_ENGINE: &str = "builtin:search";
 
 /// The player's colour.
 #[derive(Copy, Clone, Debug, ValueEnum)]
