@@ -8,7 +8,8 @@ use std::time::Instant;
 
 use anyhow::Context;
 use clap::{Args, ValueEnum};
-use jieqi_core::{ByColor, Color, Piece, Position, Role, Square, UciMove, role_chinese};
+use jieqi_core::notation::{Notation, Script, read_move, write_move};
+use jieqi_core::{ByColor, Color, Piece, Position, Role, Square, role_chinese};
 
 use crate::runner::game::{engine_turn, start_clocks};
 use crate::runner::matches::deal_for;
@@ -17,9 +18,9 @@ use crate::runner::{
     Engine, EngineSpec, GameSettings, Outcome, Reason, Referee, RefereeRules, TimeControl,
 };
 
-/// The engine `jieqi play` uses unless `--engine` says otherwise. Switch to our own
-/// (`<this executable> uci`) once the engine lands.
-pub const DEFAULT_ENGINE: &str = "builtin:greedy";
+/// The engine `jieqi play` uses unless `--engine` says otherwise: our own search
+/// engine (`<this executable> uci`).
+pub const DEFAULT_ENGINE: &str = "builtin:search";
 
 /// The player's colour.
 #[derive(Copy, Clone, Debug, ValueEnum)]
@@ -68,10 +69,14 @@ pub struct PlayArgs {
     /// How to draw the board.
     #[arg(long, value_enum, default_value = "auto")]
     style: Style,
+    /// Notation to show moves in besides coordinates: chinese, traditional, wxf, iccs.
+    #[arg(long, default_value = "chinese")]
+    notation: String,
 }
 
 const HELP: &str = "Type a move in coordinates, like h2e2 (files a-i from Red's left, \
-ranks 0-9 from Red's side). Commands: moves (list legal moves), board, help, resign.";
+ranks 0-9 from Red's side), or in Chinese notation (炮二平五, 马８进７) or WXF (C2.5). \
+Commands: moves (list legal moves), board, help, resign.";
 
 /// Runs `jieqi play`. A closed output (the reader went away) ends the game quietly.
 pub fn run(args: PlayArgs) -> anyhow::Result<()> {
@@ -101,6 +106,12 @@ fn play(args: PlayArgs) -> anyhow::Result<()> {
         }
         s => s,
     };
+    let notation = Notation::parse_name(&args.notation).with_context(|| {
+        format!(
+            "unknown --notation {:?} (chinese, traditional, wxf, iccs)",
+            args.notation
+        )
+    })?;
     let tc = match &args.tc {
         Some(t) => TimeControl::parse_clock(t).map_err(anyhow::Error::msg)?,
         None if args.movetime == 0 => anyhow::bail!("--movetime must be positive"),
@@ -143,12 +154,12 @@ fn play(args: PlayArgs) -> anyhow::Result<()> {
                 referee.finish(o);
                 break;
             }
-            let last = referee
-                .moves_told(human)
-                .last()
-                .cloned()
-                .unwrap_or_default();
-            writeln!(out, "{} plays {last}", engine.name)?;
+            writeln!(
+                out,
+                "{} plays {}",
+                engine.name,
+                describe_last(&referee, human, notation)
+            )?;
             writeln!(out, "{}", render(&referee, human, style))?;
             continue;
         }
@@ -179,23 +190,25 @@ fn play(args: PlayArgs) -> anyhow::Result<()> {
             "board" => writeln!(out, "{}", render(&referee, human, style))?,
             "moves" => {
                 let pos = referee.view(human);
-                let list: Vec<String> = pos.legal_moves().iter().map(|m| m.to_string()).collect();
+                let list: Vec<String> = pos
+                    .legal_moves()
+                    .iter()
+                    .map(|&m| match notation {
+                        Notation::Iccs => m.to_string(),
+                        n => format!("{m}={}", write_move(pos, m, Default::default(), n)),
+                    })
+                    .collect();
                 writeln!(out, "{}", list.join(" "))?;
             }
             "resign" | "quit" | "exit" => {
                 referee.finish(Outcome::win(!human, Reason::Resignation));
             }
-            _ => match UciMove::parse(text) {
-                Err(e) => writeln!(out, "not a move: {e}. {HELP}")?,
-                Ok(m) => match referee.play(m.to_plain()) {
+            _ => match read_move(referee.view(human), text) {
+                Err(e) => writeln!(out, "not a move here: {e} (type 'help' for help)")?,
+                Ok((m, _)) => match referee.play(m) {
                     Err(e) => writeln!(out, "{e}; try again (type 'moves' for the list)")?,
                     Ok(_) => {
-                        let told = referee
-                            .moves_told(human)
-                            .last()
-                            .cloned()
-                            .unwrap_or_default();
-                        writeln!(out, "You play {told}")?;
+                        writeln!(out, "You play {}", describe_last(&referee, human, notation))?;
                         writeln!(out, "{}", render(&referee, human, style))?;
                     }
                 },
@@ -216,6 +229,20 @@ fn play(args: PlayArgs) -> anyhow::Result<()> {
     writeln!(out, "Deal: {}", referee.deal())?;
     engine.quit();
     Ok(())
+}
+
+/// The last move as `viewer` knows it: coordinates, and the chosen notation after it.
+fn describe_last(referee: &Referee, viewer: Color, notation: Notation) -> String {
+    let iccs = referee
+        .last_move_text(viewer, Notation::Iccs)
+        .unwrap_or_default();
+    match notation {
+        Notation::Iccs => iccs,
+        n => match referee.last_move_text(viewer, n) {
+            Some(t) => format!("{iccs} ({t})"),
+            None => iccs,
+        },
+    }
 }
 
 /// Red's file numbers (一 at Red's right, file i).
@@ -368,13 +395,16 @@ pub fn render(referee: &Referee, viewer: Color, style: Style) -> String {
             }
         ));
     }
-    if let Some(m) = last {
-        let told = referee
-            .moves_told(viewer)
-            .last()
-            .cloned()
-            .unwrap_or_default();
-        s.push_str(&format!("Last move: {told} ({m})\n"));
+    if last.is_some() {
+        let zh = match style {
+            Style::Ascii => Notation::Iccs,
+            Style::Plain => Notation::Chinese(Script::Traditional),
+            _ => Notation::Chinese(Script::Simplified),
+        };
+        s.push_str(&format!(
+            "Last move: {}\n",
+            describe_last(referee, viewer, zh)
+        ));
     }
     if referee.outcome().is_none() {
         let check = if referee.truth().is_check() {
@@ -390,7 +420,7 @@ pub fn render(referee: &Referee, viewer: Color, style: Style) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use jieqi_core::Deal;
+    use jieqi_core::{Deal, UciMove};
 
     #[test]
     fn renders_both_orientations_with_marks() {

@@ -52,8 +52,9 @@ pub enum EngineError {
 }
 
 impl EngineSpec {
-    /// Parses an engine command: `builtin:random`, `builtin:greedy` (this executable's
-    /// `builtin-engine` subcommand), or a command line split like a shell does for
+    /// Parses an engine command: `builtin:search` (our engine, this executable's `uci`
+    /// subcommand), `builtin:random`, `builtin:greedy` (its `builtin-engine`
+    /// subcommand), or a command line split like a shell does for
     /// plain words, single and double quotes (no variables, no globs).
     pub fn parse(cmd: &str) -> Result<EngineSpec, EngineError> {
         if let Some(kind) = cmd.strip_prefix("builtin:") {
@@ -64,9 +65,15 @@ impl EngineSpec {
                 })?
                 .to_string_lossy()
                 .into_owned();
+            // `builtin:search` is our own engine (`jieqi uci`); the others are the
+            // baselines of `jieqi builtin-engine`.
+            let argv = match kind {
+                "search" => vec![exe, "uci".into()],
+                _ => vec![exe, "builtin-engine".into(), kind.to_string()],
+            };
             return Ok(EngineSpec {
                 name: cmd.to_string(),
-                argv: vec![exe, "builtin-engine".into(), kind.to_string()],
+                argv,
                 options: Vec::new(),
             });
         }
@@ -362,6 +369,8 @@ mod tests {
     fn builtin_maps_to_this_executable() {
         let s = EngineSpec::parse("builtin:greedy").unwrap();
         assert_eq!(&s.argv[1..], ["builtin-engine", "greedy"]);
+        let s = EngineSpec::parse("builtin:search").unwrap();
+        assert_eq!(&s.argv[1..], ["uci"]);
         assert!(matches!(EngineSpec::parse(""), Err(EngineError::Empty)));
     }
 

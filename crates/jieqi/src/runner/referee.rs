@@ -6,6 +6,7 @@
 //! `View`, so a side is never told a captured identity it may not know.
 
 use jieqi_core::game::{Game, GameError, Outcome as CoreOutcome, Reason as CoreReason, RuleSet};
+use jieqi_core::notation::{Notation, write_move};
 use jieqi_core::view::{CapturedIdentity, Viewer};
 use jieqi_core::{ByColor, Color, Deal, Move, Piece, Position, Role, UciMove};
 
@@ -61,6 +62,8 @@ pub struct Referee {
     game: Game,
     ply_cap: u32,
     views: ByColor<Position>,
+    /// Each side's position before the last move (to describe that move).
+    before: ByColor<Position>,
     start_fen: String,
     told: ByColor<Vec<String>>,
     record: Vec<String>,
@@ -92,6 +95,7 @@ impl Referee {
         let mut r = Referee {
             start_fen: start.fen(),
             views: ByColor::new_with(|_| start.clone()),
+            before: ByColor::new_with(|_| start.clone()),
             told: ByColor::new_with(|_| Vec::new()),
             record: Vec::new(),
             captures: Vec::new(),
@@ -154,6 +158,15 @@ impl Referee {
         &self.told[side]
     }
 
+    /// The last move as `side` was told it, written in `notation` (Chinese, WXF,
+    /// ICCS); `None` before the first move.
+    pub fn last_move_text(&self, side: Color, notation: Notation) -> Option<String> {
+        let told = self.told[side].last()?;
+        let before = &self.before[side];
+        let (m, rv) = UciMove::parse(told).ok()?.resolve(before).ok()?;
+        Some(write_move(before, m, rv, notation))
+    }
+
     /// The last move played.
     pub fn last_move(&self) -> Option<Move> {
         self.game.plies().last().map(|p| p.mv)
@@ -214,6 +227,7 @@ impl Referee {
         let ply = self.game.play(m)?.clone();
         for side in Color::ALL {
             let told = self.game.view(Viewer::Player(side)).reveals(&ply);
+            self.before[side] = self.views[side].clone();
             let view = &mut self.views[side];
             self.told[side].push(UciMove::from_move(view, m, told).to_string());
             view.play_unchecked(m, told);
@@ -283,6 +297,19 @@ mod tests {
         );
         assert_eq!(r.view(Color::Red).pool().get(Color::Black, Role::Horse), 1);
         assert!(r.position_command(Color::Black).ends_with("moves h2h9C"));
+        let zh = Notation::Chinese(jieqi_core::notation::Script::Simplified);
+        let red_text = r.last_move_text(Color::Red, zh).unwrap();
+        let black_text = r.last_move_text(Color::Black, zh).unwrap();
+        assert!(red_text.starts_with("炮二进七"), "{red_text}");
+        assert!(
+            red_text.contains('马'),
+            "the capturer learns the horse: {red_text}"
+        );
+        assert!(!black_text.contains('马'), "{black_text}");
+        assert_eq!(
+            r.last_move_text(Color::Red, Notation::Iccs).unwrap(),
+            "h2h9Cn"
+        );
         // Black's face-down rook on i9 takes the revealed cannon: face-up, so both know.
         play_all(&mut r, "i9h9");
         assert_eq!(r.moves_told(Color::Red)[1], "i9h9r");
