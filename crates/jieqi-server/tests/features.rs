@@ -330,7 +330,12 @@ async fn http_api_lists_joins_replays_and_refuses_bad_requests() {
     assert_eq!(jb.status, 200);
     let rec = jieqi_core::record::read_any(&String::from_utf8(jb.body).unwrap()).unwrap();
     assert_eq!(rec.moves.len(), 1);
-    assert_eq!(get(format!("/api/games/{}/record?format=doc", open.id)).await.status, 400);
+    assert_eq!(
+        get(format!("/api/games/{}/record?format=doc", open.id))
+            .await
+            .status,
+        400
+    );
     let recent = get("/api/games?list=recent".into()).await.json().unwrap();
     assert_eq!(recent["games"][0]["id"], open.id);
     assert_eq!(recent["games"][0]["result"], "0-1");
