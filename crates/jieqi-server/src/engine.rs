@@ -223,13 +223,19 @@ impl Engine for SearchEngine {
 
     fn choose(&self, pos: &Position, level: u8, budget: Duration, history: &[u64]) -> Option<Move> {
         let limits = jieqi_engine::Limits::movetime(budget.max(Duration::from_millis(20)));
-        self.with_engine(skill_of(level), |e| e.search(pos, &limits, history).map(|r| r.best))
+        self.with_engine(skill_of(level), |e| {
+            e.search(pos, &limits, history).map(|r| r.best)
+        })
     }
 
     fn evaluate(&self, pos: &Position, budget: Duration) -> Evaluation {
         let limits = jieqi_engine::Limits::movetime(budget);
         self.with_engine(20, |e| match e.search(pos, &limits, &[]) {
-            None => Evaluation { score_cp: None, best: None, depth: 0 },
+            None => Evaluation {
+                score_cp: None,
+                best: None,
+                depth: 0,
+            },
             Some(r) => Evaluation {
                 score_cp: Some(match r.score {
                     jieqi_engine::Score::Cp(c) => c,
@@ -312,7 +318,9 @@ mod tests {
         let e = SearchEngine::new(1);
         let start = Position::start();
         for level in [1, 4, 8] {
-            let m = e.choose(&start, level, Duration::from_millis(30), &[]).unwrap();
+            let m = e
+                .choose(&start, level, Duration::from_millis(30), &[])
+                .unwrap();
             assert!(start.is_legal(m));
         }
         let pos = Position::from_fen("3k5/9/r8/9/9/R8/9/9/9/4K4 w - - 0 1").unwrap();
@@ -328,7 +336,8 @@ mod tests {
         let pos = Position::from_fen("3k5/9/r8/9/9/R8/9/9/9/4K4 w - - 0 1").unwrap();
         let e = GreedyEngine;
         assert_eq!(
-            e.choose(&pos, 5, Duration::ZERO, &[]).map(|m| m.to_string()),
+            e.choose(&pos, 5, Duration::ZERO, &[])
+                .map(|m| m.to_string()),
             Some("a4a7".to_string())
         );
         let start = Position::start();

@@ -8,8 +8,8 @@
 use std::collections::BTreeMap;
 
 use jieqi_core::game::Ply;
-use jieqi_core::{ByColor, Color, Game, Material, Outcome, Piece, Position, Role, UciMove, Viewer};
 use jieqi_core::notation::{Notation, Script, write_move};
+use jieqi_core::{ByColor, Color, Game, Material, Outcome, Piece, Position, Role, UciMove, Viewer};
 use serde::Serialize;
 
 /// The three kinds of viewer the server serves.
@@ -104,7 +104,12 @@ pub fn ply_out(
         reveal: ply.reveals.mover.map(|r| letter(ply.color, r)),
         captured,
         check: ply.check,
-        zh: Some(write_move(before, ply.mv, rv, Notation::Chinese(Script::Simplified))),
+        zh: Some(write_move(
+            before,
+            ply.mv,
+            rv,
+            Notation::Chinese(Script::Simplified),
+        )),
         clock_ms: meta.clock_ms,
         at_ms: meta.at_ms,
     }
@@ -322,7 +327,11 @@ mod tests {
         g.play_uci("b2b9").unwrap();
         let [red, black, spec] = vp.advance(&g, meta);
         assert_eq!(red.uci, "b2b9Cn");
-        assert!(red.zh.as_deref().unwrap().starts_with("炮八进七"), "{:?}", red.zh);
+        assert!(
+            red.zh.as_deref().unwrap().starts_with("炮八进七"),
+            "{:?}",
+            red.zh
+        );
         assert_eq!(red.captured.as_deref(), Some("n"));
         assert_eq!(black.uci, "b2b9C");
         assert_eq!(black.captured.as_deref(), Some("x"));

@@ -110,6 +110,7 @@ pub async fn serve_socket(socket: WebSocket, shared: Arc<Shared>) {
                     dropped += 1;
                     if dropped > MAX_DROPPED {
                         let _ = sink.send(close(1008, "rate limit")).await;
+                        drain(&mut stream).await;
                         break;
                     }
                     let e = ProtoError::new("rate_limited", format!("at most {} messages per second", bucket.rate));
@@ -145,6 +146,20 @@ pub async fn serve_socket(socket: WebSocket, shared: Arc<Shared>) {
 }
 
 type Sink = futures_util::stream::SplitSink<WebSocket, Message>;
+
+/// After our close frame: reads (and drops) what the client still sends until its
+/// close frame, for at most two seconds, so that closing with unread data does not
+/// reset the connection and destroy the replies already sent.
+async fn drain(stream: &mut futures_util::stream::SplitStream<WebSocket>) {
+    let _ = tokio::time::timeout(Duration::from_secs(2), async {
+        while let Some(Ok(m)) = stream.next().await {
+            if matches!(m, Message::Close(_)) {
+                break;
+            }
+        }
+    })
+    .await;
+}
 
 impl Session {
     /// Sends an error straight back; false if the socket is gone.

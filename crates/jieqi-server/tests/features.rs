@@ -317,6 +317,25 @@ async fn http_api_lists_joins_replays_and_refuses_bad_requests() {
             .status,
         409
     );
+    // Records: PGN with the deal, its commitment and salt; JieqiBox JSON; both read back.
+    let pgn = get(format!("/api/games/{}/record?format=pgn", open.id)).await;
+    assert_eq!(pgn.status, 200);
+    let text = String::from_utf8(pgn.body).unwrap();
+    assert!(text.contains("[DealCommitment"), "{text}");
+    assert!(text.contains(&open.commitment), "{text}");
+    let rec = jieqi_core::record::read_any(&text).unwrap();
+    assert_eq!(rec.moves.len(), 1);
+    assert_eq!(rec.result, "0-1");
+    let jb = get(format!("/api/games/{}/record?format=jieqibox", open.id)).await;
+    assert_eq!(jb.status, 200);
+    let rec = jieqi_core::record::read_any(&String::from_utf8(jb.body).unwrap()).unwrap();
+    assert_eq!(rec.moves.len(), 1);
+    assert_eq!(
+        get(format!("/api/games/{}/record?format=doc", open.id))
+            .await
+            .status,
+        400
+    );
     let recent = get("/api/games?list=recent".into()).await.json().unwrap();
     assert_eq!(recent["games"][0]["id"], open.id);
     assert_eq!(recent["games"][0]["result"], "0-1");

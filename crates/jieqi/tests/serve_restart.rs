@@ -144,3 +144,50 @@ async fn killed_server_resumes_games_with_fair_clocks() {
     let m = ack(&mut red2, 7).await;
     assert_eq!(m["d"]["turn"], "black");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sigterm_shuts_down_gracefully_and_keeps_the_game() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("term.db");
+    let (mut server, addr) = serve(&db);
+    let body = json!({"opponent": "friend", "color": "red", "time": "none"}).to_string();
+    let g = http(addr, "POST", "/api/games", Some(&body))
+        .await
+        .unwrap()
+        .json()
+        .unwrap();
+    let id = g["id"].as_str().unwrap().to_string();
+    let token = g["token"].as_str().unwrap().to_string();
+    let (mut red, _) = join(addr, &id, &token).await;
+    let status = Command::new("kill")
+        .args(["-TERM", &server.0.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    // The connection is closed by the server, and the process exits by itself.
+    let mut closed = false;
+    for _ in 0..20 {
+        if red.recv(Duration::from_secs(10)).await.is_err() {
+            closed = true;
+            break;
+        }
+    }
+    assert!(closed, "the server did not close the connection");
+    let mut exited = None;
+    for _ in 0..100 {
+        if let Some(s) = server.0.try_wait().unwrap() {
+            exited = Some(s);
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert!(
+        exited
+            .expect("jieqi serve did not exit after SIGTERM")
+            .success()
+    );
+    let (_server2, addr2) = serve(&db);
+    let (_red2, s) = join(addr2, &id, &token).await;
+    assert_eq!(s["d"]["you"], "red");
+    assert_eq!(s["d"]["status"], "waiting");
+}
