@@ -21,8 +21,10 @@ mod zobrist;
 pub mod board;
 pub mod game;
 pub mod movegen;
+pub mod notation;
 pub mod perft;
 pub mod position;
+pub mod record;
 pub mod view;
 
 pub use board::Board;

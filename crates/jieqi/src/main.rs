@@ -17,6 +17,8 @@ struct Cli {
 enum Command {
     /// Count leaf nodes of the legal move tree (move generator test and speed measure).
     Perft(cli::perft::PerftArgs),
+    /// Game records: convert between PGN, JieqiBox JSON and web JSON; show; verify.
+    Record(cli::record::RecordArgs),
     /// Direct a tournament kept in a file: Swiss, round robin, knockout, deals.
     Tournament(cli::tournament::TournamentArgs),
     /// Play a match between two UCI engines, with Elo, LOS and SPRT statistics.
@@ -32,6 +34,7 @@ fn main() -> anyhow::Result<()> {
     let cli = Cli::parse();
     match cli.command {
         Command::Perft(args) => cli::perft::run(args),
+        Command::Record(args) => cli::record::run(args),
         Command::Tournament(args) => cli::tournament::run(args),
         Command::Match(args) => cli::match_cmd::run(args),
         Command::Play(args) => cli::play::run(args),

@@ -163,8 +163,14 @@ pub fn run(args: MatchArgs) -> anyhow::Result<()> {
     if let Some(e) = pgn_error {
         eprintln!("warning: writing the PGN file failed: {e}");
     }
-    print!("{}", summary(&result, &config));
-    Ok(())
+    let mut stdout = std::io::stdout().lock();
+    match stdout
+        .write_all(summary(&result, &config).as_bytes())
+        .and_then(|()| stdout.flush())
+    {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        other => Ok(other?),
+    }
 }
 
 /// Reads `[1:|2:]NAME=VALUE`: the engine it is for (1 or 2; `None` both), name, value.

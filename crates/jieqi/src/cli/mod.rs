@@ -3,5 +3,6 @@
 pub mod builtin;
 pub mod match_cmd;
 pub mod perft;
+pub mod record;
 pub mod play;
 pub mod tournament;

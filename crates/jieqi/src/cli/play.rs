@@ -73,8 +73,20 @@ pub struct PlayArgs {
 const HELP: &str = "Type a move in coordinates, like h2e2 (files a-i from Red's left, \
 ranks 0-9 from Red's side). Commands: moves (list legal moves), board, help, resign.";
 
-/// Runs `jieqi play`.
+/// Runs `jieqi play`. A closed output (the reader went away) ends the game quietly.
 pub fn run(args: PlayArgs) -> anyhow::Result<()> {
+    match play(args) {
+        Err(e)
+            if e.downcast_ref::<std::io::Error>()
+                .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe) =>
+        {
+            Ok(())
+        }
+        other => other,
+    }
+}
+
+fn play(args: PlayArgs) -> anyhow::Result<()> {
     let human = match args.color {
         ColorArg::Red => Color::Red,
         ColorArg::Black => Color::Black,
