@@ -17,6 +17,14 @@ struct Cli {
 enum Command {
     /// Count leaf nodes of the legal move tree (move generator test and speed measure).
     Perft(cli::perft::PerftArgs),
+    /// Run the game server and web UI (http://127.0.0.1:8080 by default).
+    Serve(cli::serve::ServeArgs),
+    /// Drive many concurrent games over WebSockets and measure the server.
+    Loadtest(cli::loadtest::LoadtestArgs),
+    /// Speak the engine's UCI dialect on stdin/stdout (docs/uci.md).
+    Uci,
+    /// Engine bench: fixed positions, fixed depth; node signature and nodes/s.
+    Bench(cli::engine::BenchArgs),
     /// Game records: convert between PGN, JieqiBox JSON and web JSON; show; verify.
     Record(cli::record::RecordArgs),
     /// Direct a tournament kept in a file: Swiss, round robin, knockout, deals.
@@ -34,6 +42,10 @@ fn main() -> anyhow::Result<()> {
     let cli = Cli::parse();
     match cli.command {
         Command::Perft(args) => cli::perft::run(args),
+        Command::Serve(args) => cli::serve::run(args),
+        Command::Loadtest(args) => cli::loadtest::run(args),
+        Command::Uci => cli::engine::uci(),
+        Command::Bench(args) => cli::engine::bench(args),
         Command::Record(args) => cli::record::run(args),
         Command::Tournament(args) => cli::tournament::run(args),
         Command::Match(args) => cli::match_cmd::run(args),

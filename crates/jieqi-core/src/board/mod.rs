@@ -82,6 +82,12 @@ impl Board {
         Square::new(self.kings[color.index()])
     }
 
+    /// The points holding a piece of `color`, as a bit set (bit `i` = square index `i`).
+    #[inline]
+    pub fn occupancy(&self, color: Color) -> u128 {
+        self.occ[color.index()]
+    }
+
     /// Every occupied point with its piece.
     pub fn pieces(&self) -> impl Iterator<Item = (Square, Piece)> + '_ {
         Square::all().filter_map(|s| self.piece_at(s).map(|p| (s, p)))
@@ -228,6 +234,13 @@ impl Board {
             }
         }
         false
+    }
+
+    /// Whether any piece of `by` attacks `sq` (face-down pieces attack as the piece of
+    /// their start square; a king attacks along an open file).
+    #[inline]
+    pub fn is_attacked(&self, sq: Square, by: Color) -> bool {
+        self.attacked(sq.index(), by.index())
     }
 
     /// Whether `color`'s king is attacked (a board without that king is never in check).

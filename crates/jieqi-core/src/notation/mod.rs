@@ -10,6 +10,18 @@
 //! (its file, or its place on a file counted from the front), a direction and a file or
 //! a number of steps. A face-down piece counts as the piece of its start square, both
 //! for its name and for telling same-kind pieces apart.
+//!
+//! ```
+//! use jieqi_core::Position;
+//! use jieqi_core::notation::{Notation, Script, read_move, write_move};
+//!
+//! let pos = Position::start();
+//! let (m, rv) = read_move(&pos, "炮二平五翻马").unwrap();
+//! assert_eq!(m.to_string(), "h2e2");
+//! assert_eq!(write_move(&pos, m, rv, Notation::Wxf), "C2.5=H");
+//! assert_eq!(write_move(&pos, m, rv, Notation::Iccs), "h2e2N");
+//! assert_eq!(write_move(&pos, m, rv, Notation::Chinese(Script::Traditional)), "炮二平五傌");
+//! ```
 
 mod chinese;
 mod descriptive;

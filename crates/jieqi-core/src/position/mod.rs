@@ -2,7 +2,7 @@
 
 mod play;
 
-pub use play::{PlayError, Reveals, Undo};
+pub use play::{NullUndo, PlayError, Reveals, Undo};
 
 use crate::board::{Board, HIDDEN, ROLE};
 use crate::deal::start_role;

@@ -213,3 +213,38 @@ impl Position {
         Ok(())
     }
 }
+
+/// What [`Position::unplay_null`] needs to take back a null move.
+#[derive(Copy, Clone, Debug)]
+pub struct NullUndo {
+    halfmove: u32,
+    fullmove: u32,
+}
+
+impl Position {
+    /// Passes the turn without moving (a "null move", used by search for pruning; it is
+    /// not a legal move of the game). The side to move must not be in check.
+    #[inline]
+    pub fn play_null(&mut self) -> NullUndo {
+        let undo = NullUndo {
+            halfmove: self.halfmove,
+            fullmove: self.fullmove,
+        };
+        if self.turn == Color::Black {
+            self.fullmove += 1;
+        }
+        self.halfmove += 1;
+        self.turn = !self.turn;
+        self.hash ^= zobrist::BLACK_TO_MOVE;
+        undo
+    }
+
+    /// Takes back the null move that returned `undo`.
+    #[inline]
+    pub fn unplay_null(&mut self, undo: NullUndo) {
+        self.turn = !self.turn;
+        self.hash ^= zobrist::BLACK_TO_MOVE;
+        self.halfmove = undo.halfmove;
+        self.fullmove = undo.fullmove;
+    }
+}

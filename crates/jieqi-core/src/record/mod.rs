@@ -6,6 +6,16 @@
 //! and, when the record's owner knows it, the identity of a captured face-down piece.
 //! With a deal (`[Deal]`) missing identities are filled from it; without one the
 //! record must carry them, so that replay (打谱) needs nothing else.
+//!
+//! ```
+//! use jieqi_core::record::pgn;
+//!
+//! let text = "[Deal \"RNBAARNPCCPBPPP/rnbaabnrcpppcpp\"]\n1. 假兵七进一现相 假卒5进1现炮 *";
+//! let rec = pgn::read(text).unwrap();
+//! let report = rec.verify().unwrap();
+//! assert!(report.deal_checked);
+//! assert!(rec.final_position().is_check());
+//! ```
 
 pub mod jieqibox;
 pub mod pgn;

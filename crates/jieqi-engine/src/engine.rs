@@ -1,0 +1,476 @@
+//! The in-process engine: options, limits, iterative deepening over the threads, and
+//! the strength limiter.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use jieqi_core::{Move, Position};
+
+use crate::eval::Params;
+use crate::search::{INF, MATE, MATE_BOUND, MAX_PLY, RootMove, Searcher, Shared};
+use crate::time::budget;
+use crate::tt::Tt;
+
+/// Engine settings (the UCI options).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Options {
+    /// Transposition table size in MiB.
+    pub hash_mb: usize,
+    /// Search threads (Lazy SMP over the shared table).
+    pub threads: usize,
+    /// Number of best lines to report.
+    pub multipv: usize,
+    /// Time kept back per move for communication delays.
+    pub move_overhead: Duration,
+    /// Strength 0 (weakest) to 20 (full strength).
+    pub skill_level: u8,
+    /// When set, the strength comes from `elo` instead of `skill_level`.
+    pub limit_strength: bool,
+    /// Target strength for `limit_strength`, 800–2800.
+    pub elo: u32,
+}
+
+impl Default for Options {
+    fn default() -> Options {
+        Options {
+            hash_mb: 16,
+            threads: 1,
+            multipv: 1,
+            move_overhead: Duration::from_millis(30),
+            skill_level: 20,
+            limit_strength: false,
+            elo: 2800,
+        }
+    }
+}
+
+impl Options {
+    /// The skill level in effect, 0–20, from `skill_level` or `elo`.
+    pub fn effective_skill(&self) -> u8 {
+        if self.limit_strength {
+            ((self.elo.clamp(800, 2800) - 800) / 100) as u8
+        } else {
+            self.skill_level.min(20)
+        }
+    }
+}
+
+/// What bounds one search. With nothing set the search runs to the maximum depth.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Limits {
+    /// Greatest depth in plies.
+    pub depth: Option<u32>,
+    /// Node budget (checked every 1024 nodes).
+    pub nodes: Option<u64>,
+    /// Exact time for this move.
+    pub movetime: Option<Duration>,
+    /// Red's clock.
+    pub wtime: Option<Duration>,
+    /// Black's clock.
+    pub btime: Option<Duration>,
+    /// Red's increment.
+    pub winc: Option<Duration>,
+    /// Black's increment.
+    pub binc: Option<Duration>,
+    /// Moves to the next time control.
+    pub movestogo: Option<u32>,
+    /// Search until stopped (the result only comes after the stop flag is set).
+    pub infinite: bool,
+}
+
+impl Limits {
+    /// Limits of a fixed depth.
+    pub fn depth(depth: u32) -> Limits {
+        Limits {
+            depth: Some(depth),
+            ..Limits::default()
+        }
+    }
+
+    /// Limits of a fixed time.
+    pub fn movetime(t: Duration) -> Limits {
+        Limits {
+            movetime: Some(t),
+            ..Limits::default()
+        }
+    }
+}
+
+/// A score from the side to move's point of view.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Score {
+    /// Centipawns (±20000 is a decisive result reached through a reveal or a perpetual).
+    Cp(i32),
+    /// Mate in this many moves (negative: being mated).
+    Mate(i32),
+}
+
+impl Score {
+    /// From an internal search score.
+    pub fn from_internal(v: i32) -> Score {
+        if v >= MATE_BOUND {
+            Score::Mate((MATE - v + 1) / 2)
+        } else if v <= -MATE_BOUND {
+            Score::Mate(-((MATE + v) / 2))
+        } else {
+            Score::Cp(v)
+        }
+    }
+
+    /// Win/draw/loss in permille (a simple logistic model of the centipawn score).
+    pub fn wdl(self) -> (u32, u32, u32) {
+        match self {
+            Score::Mate(n) if n > 0 => (1000, 0, 0),
+            Score::Mate(_) => (0, 0, 1000),
+            Score::Cp(cp) => {
+                let f = |x: f64| 1.0 / (1.0 + (-x).exp());
+                let cp = f64::from(cp);
+                let w = (1000.0 * f((cp - 150.0) / 120.0)).round() as u32;
+                let l = (1000.0 * f((-cp - 150.0) / 120.0)).round() as u32;
+                (w, 1000 - w - l, l)
+            }
+        }
+    }
+}
+
+impl std::fmt::Display for Score {
+    /// The UCI form: `cp 35` or `mate -3`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Score::Cp(c) => write!(f, "cp {c}"),
+            Score::Mate(m) => write!(f, "mate {m}"),
+        }
+    }
+}
+
+/// Progress of a search: one line per completed depth and PV line.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Info {
+    /// Depth completed.
+    pub depth: u32,
+    /// Deepest ply reached.
+    pub seldepth: u32,
+    /// 1-based line number (MultiPV).
+    pub multipv: usize,
+    /// The line's score.
+    pub score: Score,
+    /// Nodes so far, all threads.
+    pub nodes: u64,
+    /// Nodes per second.
+    pub nps: u64,
+    /// Time since the search started.
+    pub time: Duration,
+    /// Table fill in permille.
+    pub hashfull: u32,
+    /// The line; it stops after a move of a face-down piece, whose sequel depends on the reveal.
+    pub pv: Vec<Move>,
+}
+
+/// The result of a search.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SearchResult {
+    /// The move to play (write it with 4 characters: `Move`'s `Display`).
+    pub best: Move,
+    /// The expected reply, if known.
+    pub ponder: Option<Move>,
+    /// The score of the best line.
+    pub score: Score,
+    /// Depth completed.
+    pub depth: u32,
+    /// Deepest ply reached.
+    pub seldepth: u32,
+    /// Principal variation, starting with the best line's move.
+    pub pv: Vec<Move>,
+    /// Nodes searched, all threads.
+    pub nodes: u64,
+    /// Time taken.
+    pub time: Duration,
+}
+
+/// The engine: a transposition table, options and a stop flag, reused across searches.
+pub struct Engine {
+    options: Options,
+    tt: Arc<Tt>,
+    stop: Arc<AtomicBool>,
+    pondering: Arc<AtomicBool>,
+    params: Arc<Params>,
+    rng: u64,
+}
+
+impl Engine {
+    /// A new engine with these options.
+    pub fn new(options: Options) -> Engine {
+        let tt = Arc::new(Tt::new(options.hash_mb));
+        let seed = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0x1234_5678, |d| d.as_nanos() as u64);
+        Engine {
+            options,
+            tt,
+            stop: Arc::new(AtomicBool::new(false)),
+            pondering: Arc::new(AtomicBool::new(false)),
+            params: Arc::new(Params::default()),
+            rng: seed | 1,
+        }
+    }
+
+    /// The options in effect.
+    pub fn options(&self) -> &Options {
+        &self.options
+    }
+
+    /// Changes the options (a new `hash_mb` reallocates and clears the table).
+    pub fn set_options(&mut self, options: Options) {
+        if options.hash_mb != self.options.hash_mb {
+            self.tt = Arc::new(Tt::new(options.hash_mb));
+        }
+        self.options = options;
+    }
+
+    /// Replaces the evaluation parameters (e.g. tuned ones).
+    pub fn set_params(&mut self, params: Params) {
+        self.params = Arc::new(params);
+    }
+
+    /// The evaluation parameters.
+    pub fn params(&self) -> &Params {
+        &self.params
+    }
+
+    /// The flag that stops a running search when set. [`Engine::search`] does not clear
+    /// it: store `false` (or call [`Engine::clear_stop`]) before the next search.
+    pub fn stop_flag(&self) -> Arc<AtomicBool> {
+        Arc::clone(&self.stop)
+    }
+
+    /// Clears the stop flag.
+    pub fn clear_stop(&self) {
+        self.stop.store(false, Ordering::SeqCst);
+    }
+
+    /// The flag that marks a ponder search: while set, time limits do not apply;
+    /// clearing it is the UCI `ponderhit`.
+    pub fn ponder_flag(&self) -> Arc<AtomicBool> {
+        Arc::clone(&self.pondering)
+    }
+
+    /// Forgets what earlier searches learnt (a new game).
+    pub fn new_game(&mut self) {
+        self.tt.clear();
+    }
+
+    /// Searches `pos` (the engine's own view: it never sees a deal). `history` holds
+    /// the hashes ([`Position::hash`]) of the game's earlier positions, oldest first,
+    /// for repetition detection. `None` when the side to move has no legal move.
+    pub fn search(
+        &mut self,
+        pos: &Position,
+        limits: &Limits,
+        history: &[u64],
+    ) -> Option<SearchResult> {
+        self.search_with_info(pos, limits, history, &mut |_| {})
+    }
+
+    fn next_random(&mut self) -> u64 {
+        let mut x = self.rng;
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        self.rng = x;
+        x
+    }
+
+    /// As [`Engine::search`], calling `info` after each completed depth and line.
+    pub fn search_with_info(
+        &mut self,
+        pos: &Position,
+        limits: &Limits,
+        history: &[u64],
+        info: &mut dyn FnMut(&Info),
+    ) -> Option<SearchResult> {
+        if pos.legal_moves().is_empty() {
+            return None;
+        }
+        let start = Instant::now();
+        self.tt.new_search();
+        let skill = self.options.effective_skill();
+        let mut max_depth = limits
+            .depth
+            .unwrap_or(MAX_PLY as u32 - 10)
+            .clamp(1, MAX_PLY as u32 - 10);
+        let mut multipv = self.options.multipv.max(1);
+        if skill < 20 {
+            max_depth = max_depth.min(1 + u32::from(skill) / 2);
+            multipv = multipv.max(4);
+        }
+        let b = budget(limits, pos.turn(), self.options.move_overhead);
+        let done = AtomicBool::new(false);
+        let nodes = AtomicU64::new(0);
+        let shared = Shared {
+            tt: &self.tt,
+            stop: &self.stop,
+            done: &done,
+            nodes: &nodes,
+            pondering: &self.pondering,
+        };
+        let params: &Params = &self.params;
+        let threads = self.options.threads.clamp(1, 256);
+        let infinite = limits.infinite;
+        let (roots, depth) = std::thread::scope(|scope| {
+            for k in 1..threads {
+                let shared = &shared;
+                let pos = pos.clone();
+                scope.spawn(move || {
+                    let mut s = Searcher::new(pos, history, shared, params, false, start, b, None);
+                    iterate(
+                        &mut s,
+                        MAX_PLY as u32 - 10,
+                        1,
+                        1 + (k as u32 & 1),
+                        None,
+                        infinite,
+                    );
+                    s.flush_nodes();
+                });
+            }
+            let mut s = Searcher::new(
+                pos.clone(),
+                history,
+                &shared,
+                params,
+                true,
+                start,
+                b,
+                limits.nodes,
+            );
+            let out = iterate(&mut s, max_depth, multipv, 1, Some(info), infinite);
+            s.flush_nodes();
+            // An infinite or ponder search reports only once told to stop.
+            while (infinite || shared.pondering.load(Ordering::Relaxed))
+                && !shared.stop.load(Ordering::Relaxed)
+            {
+                std::thread::sleep(Duration::from_millis(1));
+            }
+            done.store(true, Ordering::Relaxed);
+            out
+        });
+        let total_nodes = nodes.load(Ordering::Relaxed);
+        let lines = multipv.min(roots.len());
+        let mut chosen = 0;
+        if skill < 20 && lines > 1 {
+            let amplitude = u64::from(20 - skill) * 30 + 1;
+            let mut best_v = i64::MIN;
+            for (i, r) in roots[..lines].iter().enumerate() {
+                if r.score <= -INF {
+                    continue;
+                }
+                let v = i64::from(r.score) + (self.next_random() % amplitude) as i64;
+                if v > best_v {
+                    best_v = v;
+                    chosen = i;
+                }
+            }
+        }
+        let r = &roots[chosen];
+        let score = if r.score <= -INF { 0 } else { r.score };
+        Some(SearchResult {
+            best: r.mv,
+            ponder: r.pv.get(1).copied(),
+            score: Score::from_internal(score),
+            depth,
+            seldepth: r.seldepth as u32,
+            pv: r.pv.clone(),
+            nodes: total_nodes,
+            time: start.elapsed(),
+        })
+    }
+}
+
+/// Iterative deepening on one thread; returns the root moves of the last completed
+/// depth (or the ordered moves if none completed) and that depth.
+fn iterate(
+    s: &mut Searcher<'_>,
+    max_depth: u32,
+    multipv: usize,
+    first_depth: u32,
+    mut info: Option<&mut dyn FnMut(&Info)>,
+    infinite: bool,
+) -> (Vec<RootMove>, u32) {
+    let mut roots = s.root_moves();
+    let mut completed = (roots.clone(), 0);
+    let soft = s.budget().soft;
+    for depth in first_depth..=max_depth {
+        Searcher::new_iteration(&mut roots);
+        let lines = multipv.min(roots.len());
+        for pv_idx in 0..lines {
+            let prev = roots[pv_idx].prev_score;
+            let mut delta = 25;
+            let (mut alpha, mut beta) = if depth >= 5 && prev > -MATE_BOUND && prev < MATE_BOUND {
+                (prev - delta, prev + delta)
+            } else {
+                (-INF, INF)
+            };
+            loop {
+                let v = s.search_root(&mut roots, pv_idx, depth as i32, alpha, beta);
+                if s.aborted {
+                    break;
+                }
+                if v <= alpha && alpha > -INF {
+                    beta = (alpha + beta) / 2;
+                    alpha = (v - delta).max(-INF);
+                } else if v >= beta && beta < INF {
+                    beta = (v + delta).min(INF);
+                } else {
+                    break;
+                }
+                delta += delta;
+                if delta > 600 {
+                    alpha = -INF;
+                    beta = INF;
+                }
+            }
+            if s.aborted {
+                break;
+            }
+        }
+        if s.aborted {
+            break;
+        }
+        completed = (roots.clone(), depth);
+        if let Some(cb) = info.as_mut() {
+            s.flush_nodes();
+            let nodes = s.shared_nodes();
+            let time = s.elapsed();
+            let ms = time.as_millis().max(1) as u64;
+            for (i, r) in roots[..lines].iter().enumerate() {
+                cb(&Info {
+                    depth,
+                    seldepth: r.seldepth.max(depth as usize) as u32,
+                    multipv: i + 1,
+                    score: Score::from_internal(r.score.max(-MATE)),
+                    nodes,
+                    nps: nodes * 1000 / ms,
+                    time,
+                    hashfull: s.tt_hashfull(),
+                    pv: r.pv.clone(),
+                });
+            }
+        }
+        if !infinite
+            && !s.is_pondering()
+            && let Some(soft) = soft
+            && s.elapsed() >= soft / 2
+        {
+            break;
+        }
+        // A forced mate found within the depth searched will not change.
+        if !infinite
+            && roots[0].score.abs() >= MATE_BOUND
+            && (MATE - roots[0].score.abs()) < depth as i32
+        {
+            break;
+        }
+    }
+    completed
+}

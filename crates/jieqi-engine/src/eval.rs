@@ -1,0 +1,445 @@
+//! Static evaluation.
+//!
+//! The evaluation is linear in its parameters ([`Params`]), so the Texel tuner
+//! ([`crate::tune`]) can fit them: every term is added through a [`Tracer`] together
+//! with the parameter index and coefficient it came from.
+//!
+//! Terms, each from Red's side (Black's terms mirrored and subtracted):
+//! - material of face-up pieces, plus a piece-square term (files mirrored, ranks counted
+//!   from the owner's back rank; advisors and elephants have full-board tables because
+//!   they roam in Jieqi);
+//! - each face-down piece (暗子) is worth the expectation of the piece values over its
+//!   side's pool, weighted by the counts, plus a bonus by the role of its start square;
+//! - king safety: own pieces in the palace, enemy rooks and cannons on the king's file;
+//! - mobility-ish terms: open squares along face-up rooks' lines, free legs of
+//!   face-up horses;
+//! - a tempo bonus for the side to move.
+
+use jieqi_core::{Color, Piece, Position, Role, Square, start_role};
+
+/// Index of a role's value in [`Params::w`] (the king has none).
+pub const fn value_index(role: Role) -> usize {
+    role.index() - 1
+}
+
+/// First index of the piece-square tables: 7 roles × 50 (10 relative ranks × 5 mirrored files).
+pub const PST: usize = 6;
+/// First index of the face-down bonuses by start-square role (6 roles).
+pub const HIDDEN: usize = PST + 7 * 50;
+/// Tempo bonus for the side to move.
+pub const TEMPO: usize = HIDDEN + 6;
+/// Per own non-king piece in the own palace.
+pub const SHELTER: usize = TEMPO + 1;
+/// Per enemy face-up rook on the own king's file (a penalty when negative).
+pub const ROOK_KING_FILE: usize = SHELTER + 1;
+/// Per enemy face-up cannon on the own king's file.
+pub const CANNON_KING_FILE: usize = ROOK_KING_FILE + 1;
+/// Per empty square a face-up rook sees along its rank and file.
+pub const ROOK_MOBILITY: usize = CANNON_KING_FILE + 1;
+/// Per free leg of a face-up horse (a leg whose target is on the board).
+pub const HORSE_MOBILITY: usize = ROOK_MOBILITY + 1;
+/// Per face-up enemy-half rook, horse or cannon (attacking presence).
+pub const ATTACKER: usize = HORSE_MOBILITY + 1;
+/// Number of parameters.
+pub const COUNT: usize = ATTACKER + 1;
+
+/// The evaluation parameters, in centipawns, flat so the tuner can treat them alike.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Params {
+    /// The weights; see the index constants of this module.
+    pub w: Vec<i32>,
+}
+
+/// Receives each term of the evaluation: parameter index and coefficient (Red positive).
+pub trait Tracer {
+    /// Records `coef` × parameter `index`.
+    fn add(&mut self, index: usize, coef: f64);
+}
+
+/// A tracer that records nothing (the fast path).
+pub struct NoTrace;
+
+impl Tracer for NoTrace {
+    #[inline(always)]
+    fn add(&mut self, _: usize, _: f64) {}
+}
+
+/// A tracer that collects the features densely (for the tuner).
+#[derive(Clone, Debug)]
+pub struct Features(pub Vec<f64>);
+
+impl Default for Features {
+    fn default() -> Features {
+        Features(vec![0.0; COUNT])
+    }
+}
+
+impl Tracer for Features {
+    fn add(&mut self, index: usize, coef: f64) {
+        self.0[index] += coef;
+    }
+}
+
+/// The index of `sq` in a piece-square table for a piece of `color`.
+#[inline(always)]
+pub fn pst_square(color: Color, sq: Square) -> usize {
+    let file = usize::from(sq.file().index());
+    let rank = usize::from(sq.rank().index());
+    let rel_rank = if color == Color::Red { rank } else { 9 - rank };
+    rel_rank * 5 + file.min(8 - file)
+}
+
+impl Default for Params {
+    fn default() -> Params {
+        let mut w = vec![0; COUNT];
+        for (role, v) in [
+            (Role::Advisor, 210),
+            (Role::Elephant, 210),
+            (Role::Horse, 420),
+            (Role::Rook, 900),
+            (Role::Cannon, 460),
+            (Role::Pawn, 110),
+        ] {
+            w[value_index(role)] = v;
+        }
+        for role in Role::ALL {
+            for rr in 0..10i32 {
+                for fd in 0..5i32 {
+                    // fd = distance from the edge file (4 = centre file).
+                    let centre = fd;
+                    let v = match role {
+                        Role::King => (if fd == 4 { 10 } else { 0 }) - 12 * rr,
+                        Role::Advisor => {
+                            if rr <= 2 && fd >= 3 {
+                                15
+                            } else if rr <= 4 {
+                                5
+                            } else {
+                                0
+                            }
+                        }
+                        Role::Elephant => {
+                            if rr <= 4 && rr % 2 == 0 {
+                                12
+                            } else {
+                                0
+                            }
+                        }
+                        Role::Horse => {
+                            let adv = match rr {
+                                0 => -20,
+                                1 | 2 => -5,
+                                3 | 4 => 5,
+                                5..=7 => 20,
+                                _ => 5,
+                            };
+                            adv + 5 * centre
+                        }
+                        Role::Rook => {
+                            let adv = match rr {
+                                0 => -5,
+                                5..=7 => 15,
+                                _ => 5,
+                            };
+                            adv + 3 * centre
+                        }
+                        Role::Cannon => {
+                            let c = if fd == 4 { 15 } else { 2 * centre };
+                            let adv = match rr {
+                                2 => 5,
+                                9 => 10,
+                                _ => 0,
+                            };
+                            c + adv
+                        }
+                        Role::Pawn => match rr {
+                            0..=4 => {
+                                if fd == 4 {
+                                    5
+                                } else {
+                                    0
+                                }
+                            }
+                            9 => 10,
+                            _ => 45 + 8 * (rr - 5).min(2) + 6 * centre - 8 * (rr - 7).max(0),
+                        },
+                    };
+                    w[PST + role.index() * 50 + rr as usize * 5 + fd as usize] = v;
+                }
+            }
+        }
+        w[HIDDEN + value_index(Role::Rook)] = 10;
+        w[HIDDEN + value_index(Role::Cannon)] = 5;
+        w[TEMPO] = 15;
+        w[SHELTER] = 12;
+        w[ROOK_KING_FILE] = -25;
+        w[CANNON_KING_FILE] = -30;
+        w[ROOK_MOBILITY] = 3;
+        w[HORSE_MOBILITY] = 6;
+        w[ATTACKER] = 12;
+        Params { w }
+    }
+}
+
+impl Params {
+    /// Reads parameters written by [`Params::to_text`]: whitespace-separated integers,
+    /// `#` comments allowed.
+    pub fn parse(text: &str) -> Result<Params, String> {
+        let mut w = Vec::with_capacity(COUNT);
+        for line in text.lines() {
+            let line = line.split('#').next().unwrap_or("");
+            for tok in line.split_whitespace() {
+                w.push(
+                    tok.parse::<i32>()
+                        .map_err(|_| format!("not an integer: {tok:?}"))?,
+                );
+            }
+        }
+        if w.len() != COUNT {
+            return Err(format!("expected {COUNT} parameters, found {}", w.len()));
+        }
+        Ok(Params { w })
+    }
+
+    /// The parameters as text, one group per line with comments.
+    pub fn to_text(&self) -> String {
+        let mut s = String::new();
+        let join = |xs: &[i32]| xs.iter().map(i32::to_string).collect::<Vec<_>>().join(" ");
+        s.push_str(&format!("# values A B N R C P\n{}\n", join(&self.w[..PST])));
+        for role in Role::ALL {
+            s.push_str(&format!("# pst {role}\n"));
+            for rr in 0..10 {
+                let at = PST + role.index() * 50 + rr * 5;
+                s.push_str(&format!("{}\n", join(&self.w[at..at + 5])));
+            }
+        }
+        s.push_str(&format!(
+            "# face-down bonus by start role A B N R C P\n{}\n",
+            join(&self.w[HIDDEN..TEMPO])
+        ));
+        s.push_str(&format!(
+            "# tempo shelter rook-king-file cannon-king-file rook-mobility horse-mobility attacker\n{}\n",
+            join(&self.w[TEMPO..COUNT])
+        ));
+        s
+    }
+
+    /// The value of a face-up piece of `role` (the king counts 0).
+    #[inline(always)]
+    pub fn value(&self, role: Role) -> i32 {
+        if role == Role::King {
+            0
+        } else {
+            self.w[value_index(role)]
+        }
+    }
+
+    /// The expected value of a face-down piece of `color`: the pool-weighted mean.
+    pub fn hidden_value(&self, pos: &Position, color: Color) -> i32 {
+        let pool = pos.pool();
+        let (mut num, mut den) = (0i32, 0i32);
+        for r in Role::HIDDEN {
+            let n = i32::from(pool.get(color, r));
+            num += n * self.w[value_index(r)];
+            den += n;
+        }
+        if den == 0 { 0 } else { num / den }
+    }
+}
+
+/// Evaluates `pos` from the side to move's point of view, in centipawns.
+pub fn evaluate(params: &Params, pos: &Position) -> i32 {
+    let v = trace(params, pos, &mut NoTrace);
+    if pos.turn() == Color::Red { v } else { -v }
+}
+
+const LEGS: [(i32, i32, [(i32, i32); 2]); 4] = [
+    (0, 1, [(-1, 2), (1, 2)]),
+    (0, -1, [(-1, -2), (1, -2)]),
+    (1, 0, [(2, -1), (2, 1)]),
+    (-1, 0, [(-2, -1), (-2, 1)]),
+];
+
+/// The evaluation from Red's point of view, reporting each term to `t`.
+#[inline]
+pub fn trace<T: Tracer>(p: &Params, pos: &Position, t: &mut T) -> i32 {
+    let board = pos.board();
+    let w = &p.w;
+    let mut total = 0i32;
+    for color in Color::ALL {
+        let sign = if color == Color::Red { 1 } else { -1 };
+        let fsign = f64::from(sign);
+        let mut score = 0i32;
+        let mut hidden = 0i32;
+        let mut shelter = 0i32;
+        let king = board.king(color);
+        let enemy_king = board.king(!color);
+        let mut occ = board.occupancy(color);
+        while occ != 0 {
+            let i = occ.trailing_zeros() as u8;
+            occ &= occ - 1;
+            let sq = Square::new(i).expect("occupancy bits are squares");
+            if sq.in_palace(color) && Some(sq) != king {
+                shelter += 1;
+            }
+            match board.piece_at(sq) {
+                Some(Piece::Down(_)) => {
+                    hidden += 1;
+                    if let Some((_, role)) = start_role(sq) {
+                        let idx = HIDDEN + value_index(role);
+                        score += w[idx];
+                        t.add(idx, fsign);
+                    }
+                }
+                Some(Piece::Up(_, role)) => {
+                    if role != Role::King {
+                        let idx = value_index(role);
+                        score += w[idx];
+                        t.add(idx, fsign);
+                    }
+                    let idx = PST + role.index() * 50 + pst_square(color, sq);
+                    score += w[idx];
+                    t.add(idx, fsign);
+                    let (f, r) = (i32::from(sq.file().index()), i32::from(sq.rank().index()));
+                    match role {
+                        Role::Rook | Role::Cannon => {
+                            if let Some(ek) = enemy_king
+                                && ek.file() == sq.file()
+                            {
+                                let idx = if role == Role::Rook {
+                                    ROOK_KING_FILE
+                                } else {
+                                    CANNON_KING_FILE
+                                };
+                                // The term belongs to the king's owner: subtract.
+                                score -= w[idx];
+                                t.add(idx, -fsign);
+                            }
+                            if role == Role::Rook {
+                                let mut mob = 0;
+                                for (df, dr) in [(0, 1), (0, -1), (1, 0), (-1, 0)] {
+                                    let (mut x, mut y) = (f + df, r + dr);
+                                    while let Some(s) = Square::from_xy(x, y) {
+                                        if board.piece_at(s).is_some() {
+                                            break;
+                                        }
+                                        mob += 1;
+                                        x += df;
+                                        y += dr;
+                                    }
+                                }
+                                score += mob * w[ROOK_MOBILITY];
+                                t.add(ROOK_MOBILITY, fsign * f64::from(mob));
+                            }
+                            if !sq.on_own_half(color) {
+                                score += w[ATTACKER];
+                                t.add(ATTACKER, fsign);
+                            }
+                        }
+                        Role::Horse => {
+                            let mut mob = 0;
+                            for (lf, lr, targets) in LEGS {
+                                let Some(leg) = Square::from_xy(f + lf, r + lr) else {
+                                    continue;
+                                };
+                                if board.piece_at(leg).is_some() {
+                                    continue;
+                                }
+                                for (tf, tr) in targets {
+                                    if Square::from_xy(f + tf, r + tr).is_some() {
+                                        mob += 1;
+                                    }
+                                }
+                            }
+                            score += mob * w[HORSE_MOBILITY];
+                            t.add(HORSE_MOBILITY, fsign * f64::from(mob));
+                            if !sq.on_own_half(color) {
+                                score += w[ATTACKER];
+                                t.add(ATTACKER, fsign);
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+                None => {}
+            }
+        }
+        score += shelter * w[SHELTER];
+        t.add(SHELTER, fsign * f64::from(shelter));
+        if hidden > 0 {
+            let pool = pos.pool();
+            let den: i32 = Role::HIDDEN
+                .iter()
+                .map(|&r| i32::from(pool.get(color, r)))
+                .sum();
+            if den > 0 {
+                let mut num = 0;
+                for r in Role::HIDDEN {
+                    let n = i32::from(pool.get(color, r));
+                    if n > 0 {
+                        num += n * w[value_index(r)];
+                        t.add(
+                            value_index(r),
+                            fsign * f64::from(hidden) * f64::from(n) / f64::from(den),
+                        );
+                    }
+                }
+                score += hidden * num / den;
+            }
+        }
+        total += sign * score;
+    }
+    let tsign = if pos.turn() == Color::Red { 1 } else { -1 };
+    total += tsign * w[TEMPO];
+    t.add(TEMPO, f64::from(tsign));
+    total
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn start_position_is_balanced() {
+        let p = Params::default();
+        let pos = Position::start();
+        // Only the tempo separates the sides at the start.
+        assert_eq!(evaluate(&p, &pos), p.w[TEMPO]);
+    }
+
+    #[test]
+    fn traced_features_reproduce_the_score() {
+        let p = Params::default();
+        for fen in [
+            jieqi_core::START_FEN,
+            "4k4/9/9/9/9/9/9/9/4A4/3K5 w - - 0 1",
+            "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - 0 1",
+            "xxxxkxxxx/9/1x5x1/x1x1x1x1x/4R4/9/X1X1X1X1X/1X5X1/9/XXXXKXXX1 b A2B2N2R1C2P5a2b2n2r2c2p5 - 0 1",
+        ] {
+            let pos = Position::from_fen(fen).unwrap();
+            let mut f = Features::default();
+            let v = trace(&p, &pos, &mut f);
+            let lin: f64 = f.0.iter().zip(&p.w).map(|(a, &b)| a * f64::from(b)).sum();
+            assert!((lin - f64::from(v)).abs() < 2.0, "{fen}: {lin} vs {v}");
+        }
+    }
+
+    #[test]
+    fn hidden_piece_is_worth_its_pool_expectation() {
+        let p = Params::default();
+        // Red: one face-down piece on a0; pool holds one rook and one pawn.
+        let with = Position::from_fen("3k5/9/9/9/9/9/9/9/9/X3K4 w R1P1 - 0 1").unwrap();
+        let without = Position::from_fen("3k5/9/9/9/9/9/9/9/9/4K4 w R1P1 - 0 1").unwrap();
+        let diff = evaluate(&p, &with) - evaluate(&p, &without);
+        let expect =
+            (p.value(Role::Rook) + p.value(Role::Pawn)) / 2 + p.w[HIDDEN + value_index(Role::Rook)];
+        assert_eq!(diff, expect);
+    }
+
+    #[test]
+    fn params_text_round_trip() {
+        let p = Params::default();
+        assert_eq!(Params::parse(&p.to_text()).unwrap(), p);
+        assert!(Params::parse("1 2 3").is_err());
+    }
+}

@@ -1,0 +1,881 @@
+//! The search: principal-variation alpha-beta on the engine's own view, with chance
+//! nodes for reveals.
+//!
+//! # Chance nodes
+//! A move by a face-down piece (暗子) turns it face-up as an identity drawn from the
+//! mover's pool, each identity weighted by its count. Such a move is searched as a
+//! chance node: one child per distinct identity, valued by the weighted mean of the
+//! children. Child values are clamped to `[-DECISIVE, DECISIVE]` first (a mate after a
+//! reveal is not a certain mate), so a chance value is bounded and the Star1 rule of
+//! Ballard applies: before searching child `i`, the children already searched and the
+//! bounds of those still to come give the window child `i` must reach for the mean to
+//! leave `(alpha, beta)`; the child is searched with that window, and when it fails
+//! outside it the whole chance node is cut off (returning `alpha` or `beta`, fail-hard).
+//! Windows are rounded outwards, so the cut-offs are exact, never approximate.
+//!
+//! The capture of a face-down enemy piece is not a chance node: the searcher does not
+//! branch on the captured identity (it stays in the enemy pool of the searched
+//! positions) and the capture is valued at the pool expectation.
+//!
+//! # Other features
+//! Iterative deepening with aspiration windows, a shared transposition table, quiescence
+//! search over captures (and check evasions near the horizon), move ordering by hash
+//! move, MVV-LVA, killers and history, check extension, null-move pruning, reverse
+//! futility pruning, late-move reductions, mate-distance pruning, and repetition
+//! awareness: a repeated position is a draw, except that a side that gave check with
+//! every move of a repetition cycle inside the search is scored as losing (RULES.md §5,
+//! perpetual check; the pawn/advisor/elephant exemption is not modelled).
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::Instant;
+
+use jieqi_core::{Color, Move, Piece, Position, Reveals, Role};
+
+use crate::eval::{Params, evaluate};
+use crate::time::Budget;
+use crate::tt::{Bound, Entry, Tt};
+
+/// The score of giving mate now; mate in `n` plies scores `MATE - n`.
+pub const MATE: i32 = 30000;
+/// Scores at least this far from zero are mates.
+pub const MATE_BOUND: i32 = MATE - 1000;
+/// The bound of chance values and of perpetual-check wins and losses.
+pub const DECISIVE: i32 = 20000;
+/// Larger than any score.
+pub const INF: i32 = 31000;
+/// Deepest ply searched.
+pub const MAX_PLY: usize = 120;
+
+/// One root move with its latest score and principal variation.
+#[derive(Clone, Debug)]
+pub struct RootMove {
+    /// The move.
+    pub mv: Move,
+    /// Score of the last completed search of this move (or `-INF`).
+    pub score: i32,
+    /// Score from the previous iteration.
+    pub prev_score: i32,
+    /// Principal variation starting with `mv`.
+    pub pv: Vec<Move>,
+    /// Deepest ply reached below this move.
+    pub seldepth: usize,
+}
+
+/// What a search thread shares with the others.
+pub struct Shared<'a> {
+    /// The transposition table.
+    pub tt: &'a Tt,
+    /// Set by the user to stop the search.
+    pub stop: &'a AtomicBool,
+    /// Set by the main thread when it is done (helpers stop then).
+    pub done: &'a AtomicBool,
+    /// Nodes searched by all threads, updated in batches.
+    pub nodes: &'a AtomicU64,
+    /// Set while pondering: time limits do not apply yet.
+    pub pondering: &'a AtomicBool,
+}
+
+/// The history of moves' success, per colour and (from, to).
+type History = [[i32; 8100]; 2];
+
+/// One search thread's state.
+pub struct Searcher<'a> {
+    pub(crate) pos: Position,
+    shared: &'a Shared<'a>,
+    params: &'a Params,
+    main: bool,
+    /// Nodes of this thread not yet added to the shared counter.
+    pending_nodes: u64,
+    /// Nodes of this thread.
+    pub nodes: u64,
+    start: Instant,
+    budget: Budget,
+    node_limit: Option<u64>,
+    /// Keys of the game's positions then of the searched line; the current position last.
+    keys: Vec<u64>,
+    /// Whether the side to move was in check, parallel to `keys` (false for game history).
+    checks: Vec<bool>,
+    /// Index in `keys` of the root position.
+    root_index: usize,
+    killers: [[Option<Move>; 2]; MAX_PLY + 2],
+    history: Box<History>,
+    pv: Vec<[Move; MAX_PLY + 1]>,
+    pv_len: [usize; MAX_PLY + 1],
+    /// Deepest ply reached.
+    pub seldepth: usize,
+    /// Set when the search was stopped; all values computed since are void.
+    pub aborted: bool,
+    lmr: Box<[[u8; 64]; 64]>,
+}
+
+fn move_index(m: Move) -> usize {
+    m.from.index() * 90 + m.to.index()
+}
+
+/// Mate scores are stored relative to the node, not the root.
+fn to_tt(score: i32, ply: usize) -> i32 {
+    if score >= MATE_BOUND {
+        score + ply as i32
+    } else if score <= -MATE_BOUND {
+        score - ply as i32
+    } else {
+        score
+    }
+}
+
+fn from_tt(score: i32, ply: usize) -> i32 {
+    if score >= MATE_BOUND {
+        score - ply as i32
+    } else if score <= -MATE_BOUND {
+        score + ply as i32
+    } else {
+        score
+    }
+}
+
+fn floor_div(a: i64, b: i64) -> i64 {
+    a.div_euclid(b)
+}
+
+fn ceil_div(a: i64, b: i64) -> i64 {
+    -((-a).div_euclid(b))
+}
+
+/// The weighted outcomes of revealing a face-down piece of `color`: distinct identities
+/// in the pool with their counts, most likely first.
+pub fn reveal_outcomes(pos: &Position, color: Color) -> ([(Role, u8); 6], usize) {
+    let mut out = [(Role::Pawn, 0u8); 6];
+    let mut n = 0;
+    for r in Role::HIDDEN {
+        let c = pos.pool().get(color, r);
+        if c > 0 {
+            out[n] = (r, c);
+            n += 1;
+        }
+    }
+    out[..n].sort_by(|a, b| b.1.cmp(&a.1));
+    (out, n)
+}
+
+impl<'a> Searcher<'a> {
+    /// A searcher for `pos`, with the hashes of the game's earlier positions (oldest
+    /// first, not including `pos`).
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        pos: Position,
+        history: &[u64],
+        shared: &'a Shared<'a>,
+        params: &'a Params,
+        main: bool,
+        start: Instant,
+        budget: Budget,
+        node_limit: Option<u64>,
+    ) -> Searcher<'a> {
+        let mut keys = Vec::with_capacity(history.len() + MAX_PLY + 8);
+        keys.extend_from_slice(history);
+        let mut checks = vec![false; history.len()];
+        keys.push(pos.hash());
+        checks.push(pos.is_check());
+        let root_index = keys.len() - 1;
+        let mut lmr = Box::new([[0u8; 64]; 64]);
+        for (d, row) in lmr.iter_mut().enumerate().skip(1) {
+            for (i, r) in row.iter_mut().enumerate().skip(1) {
+                *r = (0.5 + (d as f64).ln() * (i as f64).ln() / 2.2) as u8;
+            }
+        }
+        Searcher {
+            pos,
+            shared,
+            params,
+            main,
+            pending_nodes: 0,
+            nodes: 0,
+            start,
+            budget,
+            node_limit,
+            keys,
+            checks,
+            root_index,
+            killers: [[None; 2]; MAX_PLY + 2],
+            history: vec![[0i32; 8100]; 2]
+                .into_boxed_slice()
+                .try_into()
+                .expect("two history tables"),
+            pv: vec![
+                [Move::new(jieqi_core::Square::E0, jieqi_core::Square::E0); MAX_PLY + 1];
+                MAX_PLY + 1
+            ],
+            pv_len: [0; MAX_PLY + 1],
+            seldepth: 0,
+            aborted: false,
+            lmr,
+        }
+    }
+
+    /// The position being searched (the root between searches).
+    pub fn position(&self) -> &Position {
+        &self.pos
+    }
+
+    /// The time budget.
+    pub(crate) fn budget(&self) -> Budget {
+        self.budget
+    }
+
+    /// Nodes counted so far by all threads.
+    pub(crate) fn shared_nodes(&self) -> u64 {
+        self.shared.nodes.load(Ordering::Relaxed)
+    }
+
+    /// The table's fill in permille.
+    pub(crate) fn tt_hashfull(&self) -> u32 {
+        self.shared.tt.hashfull()
+    }
+
+    /// Whether a ponder search is still pondering.
+    pub(crate) fn is_pondering(&self) -> bool {
+        self.shared.pondering.load(Ordering::Relaxed)
+    }
+
+    /// Time since the search started.
+    pub fn elapsed(&self) -> std::time::Duration {
+        self.start.elapsed()
+    }
+
+    /// Adds this thread's pending nodes to the shared counter.
+    pub fn flush_nodes(&mut self) {
+        if self.pending_nodes > 0 {
+            self.shared
+                .nodes
+                .fetch_add(self.pending_nodes, Ordering::Relaxed);
+            self.pending_nodes = 0;
+        }
+    }
+
+    #[inline]
+    fn count_node(&mut self) {
+        self.nodes += 1;
+        self.pending_nodes += 1;
+        if self.pending_nodes >= 1024 {
+            self.flush_nodes();
+            self.check_stop();
+        }
+    }
+
+    fn check_stop(&mut self) {
+        if self.shared.stop.load(Ordering::Relaxed) || self.shared.done.load(Ordering::Relaxed) {
+            self.aborted = true;
+            return;
+        }
+        if !self.main {
+            return;
+        }
+        if let Some(limit) = self.node_limit
+            && self.shared.nodes.load(Ordering::Relaxed) >= limit
+        {
+            self.aborted = true;
+            return;
+        }
+        if let Some(hard) = self.budget.hard
+            && !self.shared.pondering.load(Ordering::Relaxed)
+            && self.start.elapsed() >= hard
+        {
+            self.aborted = true;
+        }
+    }
+
+    /// The static evaluation of the current position (side to move's view).
+    #[inline]
+    pub fn evaluate(&self) -> i32 {
+        evaluate(self.params, &self.pos)
+    }
+
+    fn piece_value(&self, p: Piece) -> i32 {
+        match p {
+            Piece::Up(_, r) => self.params.value(r),
+            Piece::Down(c) => self.params.hidden_value(&self.pos, c),
+        }
+    }
+
+    /// Plays `m` with `rv`, recording the new position's key.
+    #[inline]
+    fn make(&mut self, m: Move, rv: Reveals) -> jieqi_core::position::Undo {
+        let u = self.pos.play_unchecked(m, rv);
+        self.keys.push(self.pos.hash());
+        self.checks.push(self.pos.is_check());
+        u
+    }
+
+    #[inline]
+    fn unmake(&mut self, u: jieqi_core::position::Undo) {
+        self.keys.pop();
+        self.checks.pop();
+        self.pos.unplay(u);
+    }
+
+    /// The value of a repetition of the current position, if it repeats one since the
+    /// last capture.
+    fn repetition(&self) -> Option<i32> {
+        let n = self.keys.len() - 1;
+        let key = self.keys[n];
+        let limit = (self.pos.halfmove() as usize).min(n);
+        let mut i = 4;
+        while i <= limit {
+            if self.keys[n - i] == key {
+                let j = n - i;
+                if j < self.root_index {
+                    return Some(0);
+                }
+                // Positions n, n-2, …, j+2 have the side to move S; if each was check,
+                // the other side checked with every move of the cycle.
+                let them_checking = (1..=i / 2).all(|t| self.checks[n + 2 - 2 * t]);
+                let us_checking = (0..i / 2).all(|t| self.checks[n - 1 - 2 * t]);
+                return Some(match (us_checking, them_checking) {
+                    (true, false) => -DECISIVE,
+                    (false, true) => DECISIVE,
+                    _ => 0,
+                });
+            }
+            i += 2;
+        }
+        None
+    }
+
+    fn has_non_pawn_material(&self) -> bool {
+        let us = self.pos.turn();
+        let b = self.pos.board();
+        let mut occ = b.occupancy(us);
+        while occ != 0 {
+            let sq = jieqi_core::Square::new(occ.trailing_zeros() as u8).expect("square");
+            occ &= occ - 1;
+            match b.piece_at(sq) {
+                Some(Piece::Up(_, Role::King | Role::Pawn)) => {}
+                Some(_) => return true,
+                None => {}
+            }
+        }
+        false
+    }
+
+    /// Ordering scores for `moves`.
+    fn score_moves(&self, moves: &[Move], tt_move: Option<Move>, ply: usize, scores: &mut [i32]) {
+        let us = self.pos.turn().index();
+        let b = self.pos.board();
+        for (i, &m) in moves.iter().enumerate() {
+            scores[i] = if Some(m) == tt_move {
+                10_000_000
+            } else if let Some(victim) = b.piece_at(m.to) {
+                let attacker = b.piece_at(m.from).map_or(0, |p| self.piece_value(p));
+                1_000_000 + self.piece_value(victim) * 16 - attacker / 16
+            } else if Some(m) == self.killers[ply][0] {
+                900_000
+            } else if Some(m) == self.killers[ply][1] {
+                899_000
+            } else {
+                self.history[us][move_index(m)]
+            };
+        }
+    }
+
+    fn update_history(&mut self, m: Move, bonus: i32) {
+        let us = self.pos.turn().index();
+        let h = &mut self.history[us][move_index(m)];
+        *h += bonus - *h * bonus.abs() / 16384;
+    }
+
+    /// The value, for the side to move, of playing `m`: a chance node if the mover is
+    /// face-down (see the module docs), else the negated value of the child.
+    /// `depth` is the child's depth; `qs > 0` searches the child by quiescence instead,
+    /// `qs` being the child's quiescence ply.
+    fn child(&mut self, m: Move, depth: i32, alpha: i32, beta: i32, ply: usize, qs: u32) -> i32 {
+        let us = self.pos.turn();
+        if !self.pos.board().is_hidden(m.from) {
+            let u = self.make(m, Reveals::NONE);
+            let v = -self.node(depth, -beta, -alpha, ply + 1, qs);
+            self.unmake(u);
+            return v;
+        }
+        let (outcomes, n) = reveal_outcomes(&self.pos, us);
+        if n <= 1 {
+            let rv = Reveals {
+                mover: (n == 1).then_some(outcomes[0].0),
+                captured: None,
+            };
+            let u = self.make(m, rv);
+            let v = -self.node(depth, -beta, -alpha, ply + 1, qs);
+            self.unmake(u);
+            return v;
+        }
+        let total: i64 = outcomes[..n].iter().map(|o| i64::from(o.1)).sum();
+        let (lo_bound, hi_bound) = (i64::from(-DECISIVE), i64::from(DECISIVE));
+        let (a, b) = (i64::from(alpha), i64::from(beta));
+        let mut sum = 0i64;
+        let mut rest = total;
+        for &(role, w) in &outcomes[..n] {
+            let w = i64::from(w);
+            rest -= w;
+            let a_raw = floor_div(a * total - sum - rest * hi_bound, w);
+            let b_raw = ceil_div(b * total - sum - rest * lo_bound, w);
+            if a_raw > hi_bound {
+                // Even the best outcome cannot lift the mean above alpha.
+                return alpha;
+            }
+            if b_raw < lo_bound {
+                return beta;
+            }
+            let lo = a_raw.max(lo_bound - 1);
+            let hi = b_raw.min(hi_bound + 1);
+            let u = self.make(
+                m,
+                Reveals {
+                    mover: Some(role),
+                    captured: None,
+                },
+            );
+            let v = -self.node(depth, -(hi as i32), -(lo as i32), ply + 1, qs);
+            self.unmake(u);
+            if self.aborted {
+                return 0;
+            }
+            let v = i64::from(v);
+            let value = if v <= lo {
+                if lo >= lo_bound {
+                    return alpha;
+                }
+                lo_bound
+            } else if v >= hi {
+                if hi <= hi_bound {
+                    return beta;
+                }
+                hi_bound
+            } else {
+                v.clamp(lo_bound, hi_bound)
+            };
+            sum += w * value;
+        }
+        floor_div(sum, total) as i32
+    }
+
+    #[inline]
+    fn node(&mut self, depth: i32, alpha: i32, beta: i32, ply: usize, qs: u32) -> i32 {
+        if qs > 0 {
+            self.qsearch(alpha, beta, ply, qs)
+        } else {
+            self.search(depth, alpha, beta, ply, true)
+        }
+    }
+
+    /// Alpha-beta search of the current position to `depth` plies, fail-soft.
+    pub fn search(
+        &mut self,
+        mut depth: i32,
+        mut alpha: i32,
+        mut beta: i32,
+        ply: usize,
+        null_ok: bool,
+    ) -> i32 {
+        let pv_node = beta - alpha > 1;
+        self.pv_len[ply] = ply;
+        if self.aborted {
+            return 0;
+        }
+        let in_check = self.checks[self.keys.len() - 1];
+        if in_check && ply < MAX_PLY / 2 {
+            depth += 1;
+        }
+        if depth <= 0 {
+            return self.qsearch(alpha, beta, ply, 0);
+        }
+        self.count_node();
+        self.seldepth = self.seldepth.max(ply);
+        if ply > 0 {
+            if let Some(v) = self.repetition() {
+                return v;
+            }
+            if self.pos.halfmove() >= 80 {
+                return 0;
+            }
+            alpha = alpha.max(-MATE + ply as i32);
+            beta = beta.min(MATE - ply as i32 - 1);
+            if alpha >= beta {
+                return alpha;
+            }
+        }
+        if ply >= MAX_PLY {
+            return self.evaluate();
+        }
+        let key = self.pos.hash();
+        let tte = self.shared.tt.probe(key);
+        let tt_move = tte.and_then(|e| e.mv);
+        if let Some(e) = tte
+            && !pv_node
+            && e.depth >= depth
+        {
+            let s = from_tt(e.score, ply);
+            let cut = match e.bound {
+                Bound::Exact => true,
+                Bound::Lower => s >= beta,
+                Bound::Upper => s <= alpha,
+            };
+            if cut {
+                return s;
+            }
+        }
+        let static_eval = if in_check {
+            -INF
+        } else if let Some(e) = tte {
+            e.eval
+        } else {
+            self.evaluate()
+        };
+        if !pv_node && !in_check && ply > 0 {
+            // Reverse futility: far above beta near the horizon.
+            if depth <= 4 && static_eval - 110 * depth >= beta && beta.abs() < MATE_BOUND {
+                return static_eval;
+            }
+            // Null move: passing is rarely better than moving in Jieqi, except with only
+            // pawns (zugzwang-like endings), where it is not tried.
+            if null_ok && depth >= 3 && static_eval >= beta && self.has_non_pawn_material() {
+                let r = 3 + depth / 4;
+                let nu = self.pos.play_null();
+                self.keys.push(self.pos.hash());
+                self.checks.push(false);
+                let v = -self.search(depth - 1 - r, -beta, -beta + 1, ply + 1, false);
+                self.keys.pop();
+                self.checks.pop();
+                self.pos.unplay_null(nu);
+                if self.aborted {
+                    return 0;
+                }
+                if v >= beta {
+                    return if v >= MATE_BOUND { beta } else { v };
+                }
+            }
+        }
+
+        let moves = self.pos.legal_moves();
+        if moves.is_empty() {
+            // Checkmate and stalemate (困毙) both lose.
+            return -MATE + ply as i32;
+        }
+        let mut scores = [0i32; jieqi_core::movegen::MAX_MOVES];
+        self.score_moves(&moves, tt_move, ply, &mut scores);
+        let mut order: [Move; jieqi_core::movegen::MAX_MOVES] =
+            [Move::new(jieqi_core::Square::E0, jieqi_core::Square::E0);
+                jieqi_core::movegen::MAX_MOVES];
+        let n = moves.len();
+        order[..n].copy_from_slice(&moves);
+
+        let mut best = -INF;
+        let mut best_move = None;
+        let orig_alpha = alpha;
+        let mut quiets_tried: [Move; 32] = [order[0]; 32];
+        let mut quiet_count = 0;
+        for i in 0..n {
+            // Selection sort step: bring the best-scored remaining move to i.
+            let mut bi = i;
+            for j in i + 1..n {
+                if scores[j] > scores[bi] {
+                    bi = j;
+                }
+            }
+            order.swap(i, bi);
+            scores.swap(i, bi);
+            let m = order[i];
+            let is_capture = self.pos.piece_at(m.to).is_some();
+            let quiet = !is_capture;
+            let new_depth = depth - 1;
+            let v = if i == 0 {
+                self.child(m, new_depth, alpha, beta, ply, 0)
+            } else {
+                let mut r = 0;
+                if depth >= 3 && quiet && i >= 3 && !in_check && scores[i] < 899_000 {
+                    r = i32::from(self.lmr[(depth as usize).min(63)][i.min(63)]);
+                    if pv_node {
+                        r -= 1;
+                    }
+                    r = r.clamp(0, new_depth - 1);
+                }
+                let mut v = self.child(m, new_depth - r, alpha, alpha + 1, ply, 0);
+                if v > alpha && r > 0 && !self.aborted {
+                    v = self.child(m, new_depth, alpha, alpha + 1, ply, 0);
+                }
+                if v > alpha && v < beta && pv_node && !self.aborted {
+                    v = self.child(m, new_depth, alpha, beta, ply, 0);
+                }
+                v
+            };
+            if self.aborted {
+                return 0;
+            }
+            if v > best {
+                best = v;
+                if v > alpha {
+                    best_move = Some(m);
+                    alpha = v;
+                    self.update_pv(ply, m);
+                    if v >= beta {
+                        if quiet {
+                            if self.killers[ply][0] != Some(m) {
+                                self.killers[ply][1] = self.killers[ply][0];
+                                self.killers[ply][0] = Some(m);
+                            }
+                            let bonus = (depth * depth).min(400);
+                            self.update_history(m, bonus);
+                            for &q in &quiets_tried[..quiet_count] {
+                                self.update_history(q, -bonus);
+                            }
+                        }
+                        break;
+                    }
+                }
+            }
+            if quiet && quiet_count < quiets_tried.len() {
+                quiets_tried[quiet_count] = m;
+                quiet_count += 1;
+            }
+        }
+        let bound = if best >= beta {
+            Bound::Lower
+        } else if best > orig_alpha {
+            Bound::Exact
+        } else {
+            Bound::Upper
+        };
+        self.shared.tt.store(
+            key,
+            Entry {
+                mv: best_move.or(tt_move),
+                score: to_tt(best, ply),
+                eval: if in_check { 0 } else { static_eval },
+                depth,
+                bound,
+            },
+        );
+        best
+    }
+
+    fn update_pv(&mut self, ply: usize, m: Move) {
+        self.pv[ply][ply] = m;
+        let child_len = self.pv_len[ply + 1].max(ply + 1);
+        // A chance child's line depends on the reveal: the PV stops at a face-down move.
+        let deterministic = !self.pos.board().is_hidden(m.from);
+        let end = if deterministic { child_len } else { ply + 1 };
+        for k in ply + 1..end {
+            self.pv[ply][k] = self.pv[ply + 1][k];
+        }
+        self.pv_len[ply] = end;
+    }
+
+    /// Quiescence search: captures (and, near the horizon, check evasions).
+    pub fn qsearch(&mut self, mut alpha: i32, beta: i32, ply: usize, qply: u32) -> i32 {
+        self.pv_len[ply] = ply;
+
+        if self.aborted {
+            return 0;
+        }
+        self.count_node();
+        self.seldepth = self.seldepth.max(ply);
+        if ply >= MAX_PLY {
+            return self.evaluate();
+        }
+        let in_check = self.checks[self.keys.len() - 1];
+        let evasions = in_check && qply < 2;
+        let key = self.pos.hash();
+        let tte = self.shared.tt.probe(key);
+        if let Some(e) = tte {
+            let s = from_tt(e.score, ply);
+            let cut = match e.bound {
+                Bound::Exact => true,
+                Bound::Lower => s >= beta,
+                Bound::Upper => s <= alpha,
+            };
+            if cut {
+                return s;
+            }
+        }
+        let moves = self.pos.legal_moves();
+        if moves.is_empty() {
+            return -MATE + ply as i32;
+        }
+        let mut best;
+        let stand;
+        if evasions {
+            best = -INF;
+            stand = -INF;
+        } else {
+            stand = match tte {
+                Some(e) if !in_check => e.eval,
+                _ => self.evaluate(),
+            };
+            if stand >= beta {
+                return stand;
+            }
+            alpha = alpha.max(stand);
+            best = stand;
+        }
+        let b = self.pos.board();
+        let them = !self.pos.turn();
+        let mut order = [Move::new(jieqi_core::Square::E0, jieqi_core::Square::E0);
+            jieqi_core::movegen::MAX_MOVES];
+        let mut scores = [0i32; jieqi_core::movegen::MAX_MOVES];
+        let mut n = 0;
+        for &m in moves.iter() {
+            let victim = b.piece_at(m.to);
+            if victim.is_none() && !evasions {
+                continue;
+            }
+            let s = match victim {
+                Some(v) => {
+                    let vv = self.piece_value(v);
+                    let mover = b.piece_at(m.from);
+                    let attacker = mover.map_or(0, |p| self.piece_value(p));
+                    if !evasions {
+                        if stand + vv + 200 <= alpha {
+                            // Delta pruning: even winning this piece cannot reach alpha.
+                            continue;
+                        }
+                        if attacker > vv + 50 && b.is_attacked(m.to, them) {
+                            // Likely losing: a dearer piece takes a defended one.
+                            continue;
+                        }
+                        if qply >= 1 && matches!(mover, Some(Piece::Down(_))) {
+                            // Reveals branch six ways; beyond the first quiescence ply
+                            // they are left to the static evaluation.
+                            continue;
+                        }
+                    }
+                    1_000_000 + vv * 16 - attacker / 16
+                }
+                None => 0,
+            };
+            order[n] = m;
+            scores[n] = s;
+            n += 1;
+        }
+        let mut best_move = None;
+        for i in 0..n {
+            let mut bi = i;
+            for j in i + 1..n {
+                if scores[j] > scores[bi] {
+                    bi = j;
+                }
+            }
+            order.swap(i, bi);
+            scores.swap(i, bi);
+            let m = order[i];
+            let v = self.child(m, 0, alpha, beta, ply, qply + 1);
+            if self.aborted {
+                return 0;
+            }
+            if v > best {
+                best = v;
+                if v > alpha {
+                    alpha = v;
+                    best_move = Some(m);
+                    if v >= beta {
+                        break;
+                    }
+                }
+            }
+        }
+        if !in_check {
+            self.shared.tt.store(
+                key,
+                Entry {
+                    mv: best_move,
+                    score: to_tt(best, ply),
+                    eval: stand,
+                    depth: 0,
+                    bound: if best >= beta {
+                        Bound::Lower
+                    } else {
+                        Bound::Upper
+                    },
+                },
+            );
+        }
+        best
+    }
+
+    /// The root moves, ordered by the hash move and MVV-LVA.
+    pub fn root_moves(&self) -> Vec<RootMove> {
+        let moves = self.pos.legal_moves();
+        let tt_move = self.shared.tt.probe(self.pos.hash()).and_then(|e| e.mv);
+        let mut scores = [0i32; jieqi_core::movegen::MAX_MOVES];
+        self.score_moves(&moves, tt_move, 0, &mut scores);
+        let mut v: Vec<(i32, Move)> = moves
+            .iter()
+            .enumerate()
+            .map(|(i, &m)| (scores[i], m))
+            .collect();
+        v.sort_by(|a, b| b.0.cmp(&a.0));
+        v.into_iter()
+            .map(|(_, mv)| RootMove {
+                mv,
+                score: -INF,
+                prev_score: -INF,
+                pv: vec![mv],
+                seldepth: 0,
+            })
+            .collect()
+    }
+
+    /// Searches the root moves from index `first` on, at `depth`, within `(alpha,
+    /// beta)`; updates their scores and PVs and sorts them, best first. Returns the
+    /// best score (fail-soft).
+    pub fn search_root(
+        &mut self,
+        roots: &mut [RootMove],
+        first: usize,
+        depth: i32,
+        mut alpha: i32,
+        beta: i32,
+    ) -> i32 {
+        let mut best = -INF;
+        self.pv_len[0] = 0;
+        for i in first..roots.len() {
+            let m = roots[i].mv;
+            self.seldepth = 0;
+            let v = if i == first {
+                self.child(m, depth - 1, alpha, beta, 0, 0)
+            } else {
+                let mut v = self.child(m, depth - 1, alpha, alpha + 1, 0, 0);
+                if v > alpha && v < beta && !self.aborted {
+                    v = self.child(m, depth - 1, alpha, beta, 0, 0);
+                }
+                v
+            };
+            if self.aborted {
+                break;
+            }
+            roots[i].seldepth = self.seldepth;
+            if v > alpha || i == first {
+                roots[i].score = v;
+                self.update_pv(0, m);
+                roots[i].pv = self.pv[0][..self.pv_len[0]].to_vec();
+            } else {
+                roots[i].score = -INF;
+            }
+            if v > best {
+                best = v;
+            }
+            if v > alpha {
+                alpha = v;
+                if v >= beta {
+                    break;
+                }
+            }
+        }
+        // Stable: moves that failed low keep their previous order.
+        roots[first..].sort_by(|a, b| b.score.cmp(&a.score));
+        best
+    }
+
+    /// Marks the start of a new iteration for the root moves.
+    pub fn new_iteration(roots: &mut [RootMove]) {
+        for r in roots {
+            r.prev_score = r.score;
+        }
+    }
+}

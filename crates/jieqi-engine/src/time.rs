@@ -1,0 +1,89 @@
+//! Time management: how long one search may take.
+
+use std::time::Duration;
+
+use jieqi_core::Color;
+
+use crate::Limits;
+
+/// The time a search aims for (`soft`: do not start another iteration past about half
+/// of it) and may never exceed (`hard`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Budget {
+    /// Target time; iterative deepening stops starting new depths near it.
+    pub soft: Option<Duration>,
+    /// Absolute limit; the search is aborted when it passes.
+    pub hard: Option<Duration>,
+}
+
+/// Works out the budget for `turn` from the limits and the move overhead (the time lost
+/// between the GUI's clock and ours, per move).
+pub fn budget(limits: &Limits, turn: Color, overhead: Duration) -> Budget {
+    if limits.infinite {
+        return Budget {
+            soft: None,
+            hard: None,
+        };
+    }
+    let mut soft: Option<Duration> = None;
+    let mut hard: Option<Duration> = None;
+    if let Some(mt) = limits.movetime {
+        let t = mt.saturating_sub(overhead).max(Duration::from_millis(1));
+        soft = Some(t);
+        hard = Some(t);
+    }
+    let (time, inc) = match turn {
+        Color::Red => (limits.wtime, limits.winc),
+        Color::Black => (limits.btime, limits.binc),
+    };
+    if let Some(time) = time {
+        let inc = inc.unwrap_or(Duration::ZERO);
+        // Keep a reserve: the overhead and a little more for each move to come.
+        let left = time.saturating_sub(overhead);
+        let moves = limits.movestogo.map_or(28, |m| m.clamp(1, 50));
+        let base = left / moves + inc * 3 / 4;
+        // Never plan to use more than a fraction of what is left.
+        let cap = left * 2 / 5;
+        let s = base.min(cap).max(Duration::from_millis(1));
+        let h = (s * 3).min(left * 3 / 5).max(Duration::from_millis(1));
+        soft = Some(soft.map_or(s, |x| x.min(s)));
+        hard = Some(hard.map_or(h, |x| x.min(h)));
+    }
+    Budget { soft, hard }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn budgets_stay_inside_the_clock() {
+        let ms = Duration::from_millis;
+        let l = Limits {
+            wtime: Some(ms(10_000)),
+            winc: Some(ms(100)),
+            ..Limits::default()
+        };
+        let b = budget(&l, Color::Red, ms(50));
+        assert!(b.hard.unwrap() < ms(10_000) * 3 / 5);
+        assert!(b.soft.unwrap() <= b.hard.unwrap());
+        // Nearly flagged: still a positive budget well below the time left.
+        let l = Limits {
+            btime: Some(ms(60)),
+            binc: Some(ms(100)),
+            ..Limits::default()
+        };
+        let b = budget(&l, Color::Black, ms(50));
+        assert!(b.hard.unwrap() <= ms(10));
+        let l = Limits {
+            movetime: Some(ms(500)),
+            ..Limits::default()
+        };
+        assert_eq!(budget(&l, Color::Red, ms(20)).hard, Some(ms(480)));
+        let l = Limits {
+            infinite: true,
+            ..l
+        };
+        assert_eq!(budget(&l, Color::Red, ms(20)).hard, None);
+    }
+}
