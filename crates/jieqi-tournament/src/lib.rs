@@ -11,6 +11,29 @@
 //!   joint (互相布放), each committed before its round and published after it
 //!   ([`deals`]). Randomness is an input ([`Entropy`]).
 //! - Public views: CSV, JSON and a self-contained HTML page ([`export`]).
+//!
+//! ```
+//! use jieqi_tournament::{
+//!     Format, GameResult, PairOptions, Player, SeededEntropy, Settings, Tournament,
+//! };
+//!
+//! let mut t = Tournament::new("club", Settings::new(Format::Swiss { rounds: 3 })).unwrap();
+//! for name in ["A", "B", "C", "D", "E"] {
+//!     t.add_player(Player::named(name)).unwrap();
+//! }
+//! // Real events pass the operating system's randomness; a seed makes this reproducible.
+//! let round = t.pair(&PairOptions::default(), &mut SeededEntropy::new(b"demo")).unwrap();
+//! assert_eq!(t.rounds[0].games.len(), 2);
+//! assert_eq!(t.rounds[0].bye, Some(4)); // the lowest-ranked player, E
+//! t.set_result(round, 1, GameResult::RedWin, false).unwrap();
+//! t.set_result(round, 2, GameResult::Draw, false).unwrap();
+//! let top = &t.standings()[0];
+//! assert_eq!(top.points, 1.0);
+//! // The round's deals were committed before play and are published now.
+//! assert!(t.deals.iter().all(|d| d.published && d.verifies()));
+//! let saved = t.to_json();
+//! assert_eq!(Tournament::from_json(&saved).unwrap(), t);
+//! ```
 
 pub mod colours;
 pub mod deals;
