@@ -585,6 +585,18 @@ impl<'a> Searcher<'a> {
             let is_capture = self.pos.piece_at(m.to).is_some();
             let quiet = !is_capture;
             let new_depth = depth - 1;
+            if i > 0 && quiet && !pv_node && !in_check && best > -MATE_BOUND && scores[i] < 899_000 {
+                // Late-move pruning: near the horizon, quiet moves this far down the
+                // ordering rarely matter; each costs a chance node's worth of searches.
+                if depth <= 3 && quiet_count >= (3 + 2 * depth * depth) as usize {
+                    continue;
+                }
+                // Futility pruning: a quiet move cannot lift a position this far below
+                // alpha near the horizon.
+                if depth <= 2 && static_eval + 100 + 120 * depth <= alpha {
+                    continue;
+                }
+            }
             let v = if i == 0 {
                 self.child(m, new_depth, alpha, beta, ply, 0)
             } else {
@@ -680,7 +692,7 @@ impl<'a> Searcher<'a> {
             return self.evaluate();
         }
         let in_check = self.checks[self.keys.len() - 1];
-        let evasions = in_check && qply < 2;
+        let evasions = in_check && qply < 1;
         let key = self.pos.hash();
         let tte = self.shared.tt.probe(key);
         if let Some(e) = tte {
