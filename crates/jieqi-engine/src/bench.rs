@@ -9,15 +9,7 @@ use jieqi_core::Position;
 use crate::engine::{Engine, Limits, Options};
 
 /// Default depth of `bench`.
-pub const DEFAULT_DEPTH: u32 = 7;
-
-/// The bench positions: the start, then the middlegames, then the endgames.
-pub fn positions() -> Vec<&'static str> {
-    let mut v = vec![jieqi_core::START_FEN];
-    v.extend_from_slice(MIDDLEGAMES);
-    v.extend_from_slice(ENDGAMES);
-    v
-}
+pub const DEFAULT_DEPTH: u32 = 4;
 
 /// Middlegame positions from self-play, with face-down pieces, pools and captured
 /// identities (also used to measure nodes per second).
@@ -66,10 +58,22 @@ impl BenchResult {
     }
 }
 
-/// Runs the bench at `depth` (default [`DEFAULT_DEPTH`]) on one thread with a fresh
-/// 16 MiB table per position, reporting a line per position to `out`.
+/// Depth of the start position: its tree is chance nodes at every ply (every move but
+/// the king's reveals a piece), so it is searched shallower than the others.
+pub const START_DEPTH: u32 = 2;
+
+/// Runs the bench at `depth` (default [`DEFAULT_DEPTH`]; the start position at most
+/// [`START_DEPTH`]) on one thread with a fresh 16 MiB table per position, reporting a
+/// line per position to `out`.
 pub fn run(depth: Option<u32>, out: &mut dyn FnMut(&str)) -> BenchResult {
-    run_positions(&positions(), depth.unwrap_or(DEFAULT_DEPTH), out)
+    let depth = depth.unwrap_or(DEFAULT_DEPTH).max(1);
+    let mut r = run_positions(&[jieqi_core::START_FEN], depth.min(START_DEPTH), out);
+    let mut rest = MIDDLEGAMES.to_vec();
+    rest.extend_from_slice(ENDGAMES);
+    let r2 = run_positions(&rest, depth, out);
+    r.nodes += r2.nodes;
+    r.time += r2.time;
+    r
 }
 
 /// Runs a fixed-depth search of each FEN (invalid ones are reported and skipped).

@@ -22,7 +22,8 @@ fn main() -> ExitCode {
             ExitCode::SUCCESS
         }
         Some("selfplay") if args.len() == 5 => {
-            let (Ok(games), Ok(nodes), Ok(seed)) = (args[1].parse(), args[2].parse(), args[3].parse())
+            let (Ok(games), Ok(nodes), Ok(seed)) =
+                (args[1].parse(), args[2].parse(), args[3].parse())
             else {
                 eprintln!("usage: jieqi-engine selfplay GAMES NODES SEED OUT");
                 return ExitCode::FAILURE;

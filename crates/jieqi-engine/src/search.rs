@@ -585,7 +585,8 @@ impl<'a> Searcher<'a> {
             let is_capture = self.pos.piece_at(m.to).is_some();
             let quiet = !is_capture;
             let new_depth = depth - 1;
-            if i > 0 && quiet && !pv_node && !in_check && best > -MATE_BOUND && scores[i] < 899_000 {
+            if i > 0 && quiet && !pv_node && !in_check && best > -MATE_BOUND && scores[i] < 899_000
+            {
                 // Late-move pruning: near the horizon, quiet moves this far down the
                 // ordering rarely matter; each costs a chance node's worth of searches.
                 if depth <= 3 && quiet_count >= (3 + 2 * depth * depth) as usize {
@@ -889,5 +890,91 @@ impl<'a> Searcher<'a> {
         for r in roots {
             r.prev_score = r.score;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The value of `m` in `pos` searched with a fresh table and window `(alpha, beta)`.
+    fn value(pos: &Position, m: Move, child_depth: i32, alpha: i32, beta: i32) -> i32 {
+        let tt = Tt::new(1);
+        let (stop, done, pondering) = (
+            AtomicBool::new(false),
+            AtomicBool::new(false),
+            AtomicBool::new(false),
+        );
+        let nodes = AtomicU64::new(0);
+        let shared = Shared {
+            tt: &tt,
+            stop: &stop,
+            done: &done,
+            nodes: &nodes,
+            pondering: &pondering,
+        };
+        let params = Params::default();
+        let budget = Budget {
+            soft: None,
+            hard: None,
+        };
+        let mut s = Searcher::new(
+            pos.clone(),
+            &[],
+            &shared,
+            &params,
+            true,
+            Instant::now(),
+            budget,
+            None,
+        );
+        s.child(m, child_depth, alpha, beta, 0, 0)
+    }
+
+    #[test]
+    fn star1_cutoffs_agree_with_the_full_window_value() {
+        // A face-down pawn-square piece with four possible identities; Black has
+        // nothing to capture, so every outcome has a well-defined static value.
+        let pos = Position::from_fen("5k3/9/9/9/9/9/X8/9/9/4K4 w R1N1C1P2 - 0 1").unwrap();
+        let m = Move::new(
+            jieqi_core::Square::parse("a3").unwrap(),
+            jieqi_core::Square::parse("a4").unwrap(),
+        );
+        for depth in [0, 1] {
+            let exact = value(&pos, m, depth, -INF, INF);
+            let mut windows = Vec::new();
+            for d in [-700, -300, -120, -40, -7, -1, 0, 1, 7, 40, 120, 300, 700] {
+                windows.push((exact + d - 1, exact + d + 1));
+                windows.push((exact + d - 60, exact + d + 25));
+            }
+            for (a, b) in windows {
+                let v = value(&pos, m, depth, a, b);
+                if exact <= a {
+                    assert!(
+                        v <= a,
+                        "depth {depth} exact {exact} window ({a},{b}) gave {v}"
+                    );
+                } else if exact >= b {
+                    assert!(
+                        v >= b,
+                        "depth {depth} exact {exact} window ({a},{b}) gave {v}"
+                    );
+                } else {
+                    assert_eq!(v, exact, "depth {depth} window ({a},{b})");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn chance_values_stay_within_the_decisive_bound() {
+        // Even when one outcome mates, the mean of a chance node is not a mate score.
+        let pos = Position::from_fen("5k3/9/9/9/9/9/X8/9/9/4K4 w R1P1 - 0 1").unwrap();
+        let m = Move::new(
+            jieqi_core::Square::parse("a3").unwrap(),
+            jieqi_core::Square::parse("a4").unwrap(),
+        );
+        let v = value(&pos, m, 2, -INF, INF);
+        assert!(v.abs() <= DECISIVE);
     }
 }

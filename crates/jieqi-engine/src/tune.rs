@@ -34,13 +34,12 @@ fn parse_result(s: &str) -> Option<f64> {
 pub fn sample(pos: &Position, result: f64) -> Sample {
     let mut f = Features::default();
     trace(&Params::default(), pos, &mut f);
-    let features = f
-        .0
-        .iter()
-        .enumerate()
-        .filter(|(_, v)| **v != 0.0)
-        .map(|(i, &v)| (i as u16, v as f32))
-        .collect();
+    let features =
+        f.0.iter()
+            .enumerate()
+            .filter(|(_, v)| **v != 0.0)
+            .map(|(i, &v)| (i as u16, v as f32))
+            .collect();
     Sample { features, result }
 }
 
@@ -56,8 +55,8 @@ pub fn parse_data(text: &str) -> Result<Vec<Sample>, String> {
         let (fen, res) = line
             .rsplit_once('|')
             .ok_or_else(|| format!("line {}: expected `FEN | RESULT`", i + 1))?;
-        let result =
-            parse_result(res).ok_or_else(|| format!("line {}: bad result {:?}", i + 1, res.trim()))?;
+        let result = parse_result(res)
+            .ok_or_else(|| format!("line {}: bad result {:?}", i + 1, res.trim()))?;
         let pos = Position::from_fen(fen.trim()).map_err(|e| format!("line {}: {e}", i + 1))?;
         out.push(sample(&pos, result));
     }
@@ -267,7 +266,11 @@ p3k4/9/9/9/9/9/9/9/9/3K5 w - - 0 1 | 1/2-1/2
 
     #[test]
     fn bad_data_lines_are_reported() {
-        assert!(parse_data("not a fen | 1-0").unwrap_err().contains("line 1"));
+        assert!(
+            parse_data("not a fen | 1-0")
+                .unwrap_err()
+                .contains("line 1")
+        );
         assert!(parse_data(&format!("{} | 2-0", jieqi_core::START_FEN)).is_err());
         assert!(parse_data("no separator").is_err());
     }

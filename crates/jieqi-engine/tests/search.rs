@@ -7,7 +7,10 @@ use jieqi_engine::eval::{Params, evaluate};
 use jieqi_engine::{Engine, Info, Limits, Options, Score};
 
 fn mv(s: &str) -> Move {
-    Move::new(Square::parse(&s[0..2]).unwrap(), Square::parse(&s[2..4]).unwrap())
+    Move::new(
+        Square::parse(&s[0..2]).unwrap(),
+        Square::parse(&s[2..4]).unwrap(),
+    )
 }
 
 /// Brute force, from the rules core only: can the side to move force a position with
@@ -105,8 +108,16 @@ fn never_returns_an_illegal_move() {
             }
             let m = moves[(rng.next() % moves.len() as u64) as usize];
             let rv = Reveals {
-                mover: if pos.board().is_hidden(m.from) { deal.identity_at(m.from) } else { None },
-                captured: if pos.board().is_hidden(m.to) { deal.identity_at(m.to) } else { None },
+                mover: if pos.board().is_hidden(m.from) {
+                    deal.identity_at(m.from)
+                } else {
+                    None
+                },
+                captured: if pos.board().is_hidden(m.to) {
+                    deal.identity_at(m.to)
+                } else {
+                    None
+                },
             };
             pos.play(m, rv).unwrap();
         }
@@ -138,7 +149,14 @@ fn chance_node_is_the_count_weighted_mean_of_the_reveals() {
     let m = mv("a3a4");
     let outcome = |role| {
         let mut p = pos.clone();
-        p.play(m, Reveals { mover: Some(role), captured: None }).unwrap();
+        p.play(
+            m,
+            Reveals {
+                mover: Some(role),
+                captured: None,
+            },
+        )
+        .unwrap();
         // Black to move: its evaluation, negated for Red.
         -evaluate(&params, &p)
     };
@@ -150,7 +168,10 @@ fn chance_node_is_the_count_weighted_mean_of_the_reveals() {
     let mut lines: Vec<Info> = Vec::new();
     e.search_with_info(&pos, &Limits::depth(1), &[], &mut |i| lines.push(i.clone()))
         .unwrap();
-    let line = lines.iter().find(|i| i.pv.first() == Some(&m)).expect("a3a4 reported");
+    let line = lines
+        .iter()
+        .find(|i| i.pv.first() == Some(&m))
+        .expect("a3a4 reported");
     assert_eq!(line.score, Score::Cp(expected));
     // The rook outcome is better than the pawn one, and the mean lies between.
     assert!(outcome(Role::Rook) > expected && expected > outcome(Role::Pawn));
@@ -182,7 +203,11 @@ fn clock_time_is_respected() {
     let r = e.search(&pos, &limits, &[]).unwrap();
     assert!(pos.is_legal(r.best));
     // The budget is at most 3/5 of the time left; allow scheduling slack on top.
-    assert!(t.elapsed() < Duration::from_millis(1000), "took {:?}", t.elapsed());
+    assert!(
+        t.elapsed() < Duration::from_millis(1000),
+        "took {:?}",
+        t.elapsed()
+    );
 }
 
 #[test]
