@@ -37,7 +37,7 @@ impl Default for Options {
             hash_mb: 16,
             threads: 1,
             multipv: 1,
-            move_overhead: Duration::from_millis(30),
+            move_overhead: Duration::from_millis(50),
             skill_level: 20,
             limit_strength: false,
             elo: 2800,
@@ -460,7 +460,7 @@ fn iterate(
         if !infinite
             && !s.is_pondering()
             && let Some(soft) = soft
-            && s.elapsed() >= soft / 2
+            && s.elapsed() >= soft * 2 / 5
         {
             break;
         }

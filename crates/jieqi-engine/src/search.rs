@@ -153,7 +153,7 @@ pub fn reveal_outcomes(pos: &Position, color: Color) -> ([(Role, u8); 6], usize)
             n += 1;
         }
     }
-    out[..n].sort_by(|a, b| b.1.cmp(&a.1));
+    out[..n].sort_by_key(|o| std::cmp::Reverse(o.1));
     (out, n)
 }
 
@@ -695,7 +695,13 @@ impl<'a> Searcher<'a> {
         let in_check = self.checks[self.keys.len() - 1];
         let evasions = in_check && qply < 1;
         let key = self.pos.hash();
-        let tte = self.shared.tt.probe(key);
+        // Deep in quiescence the table rarely helps and each probe is a cache miss.
+        let use_tt = qply == 0;
+        let tte = if use_tt {
+            self.shared.tt.probe(key)
+        } else {
+            None
+        };
         if let Some(e) = tte {
             let s = from_tt(e.score, ply);
             let cut = match e.bound {
@@ -792,7 +798,7 @@ impl<'a> Searcher<'a> {
                 }
             }
         }
-        if !in_check {
+        if !in_check && use_tt {
             self.shared.tt.store(
                 key,
                 Entry {
@@ -822,7 +828,7 @@ impl<'a> Searcher<'a> {
             .enumerate()
             .map(|(i, &m)| (scores[i], m))
             .collect();
-        v.sort_by(|a, b| b.0.cmp(&a.0));
+        v.sort_by_key(|e| std::cmp::Reverse(e.0));
         v.into_iter()
             .map(|(_, mv)| RootMove {
                 mv,
@@ -847,6 +853,7 @@ impl<'a> Searcher<'a> {
     ) -> i32 {
         let mut best = -INF;
         self.pv_len[0] = 0;
+        #[allow(clippy::needless_range_loop)]
         for i in first..roots.len() {
             let m = roots[i].mv;
             self.seldepth = 0;
@@ -881,7 +888,7 @@ impl<'a> Searcher<'a> {
             }
         }
         // Stable: moves that failed low keep their previous order.
-        roots[first..].sort_by(|a, b| b.score.cmp(&a.score));
+        roots[first..].sort_by_key(|r| std::cmp::Reverse(r.score));
         best
     }
 

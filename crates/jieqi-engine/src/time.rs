@@ -40,12 +40,12 @@ pub fn budget(limits: &Limits, turn: Color, overhead: Duration) -> Budget {
         let inc = inc.unwrap_or(Duration::ZERO);
         // Keep a reserve: the overhead and a little more for each move to come.
         let left = time.saturating_sub(overhead);
-        let moves = limits.movestogo.map_or(28, |m| m.clamp(1, 50));
+        let moves = limits.movestogo.map_or(40, |m| m.clamp(1, 50));
         let base = left / moves + inc * 3 / 4;
         // Never plan to use more than a fraction of what is left.
         let cap = left * 2 / 5;
         let s = base.min(cap).max(Duration::from_millis(1));
-        let h = (s * 3).min(left * 3 / 5).max(Duration::from_millis(1));
+        let h = (s * 2).min(left / 4).max(Duration::from_millis(1));
         soft = Some(soft.map_or(s, |x| x.min(s)));
         hard = Some(hard.map_or(h, |x| x.min(h)));
     }
@@ -65,7 +65,7 @@ mod tests {
             ..Limits::default()
         };
         let b = budget(&l, Color::Red, ms(50));
-        assert!(b.hard.unwrap() < ms(10_000) * 3 / 5);
+        assert!(b.hard.unwrap() <= ms(10_000) / 4);
         assert!(b.soft.unwrap() <= b.hard.unwrap());
         // Nearly flagged: still a positive budget well below the time left.
         let l = Limits {
@@ -74,7 +74,7 @@ mod tests {
             ..Limits::default()
         };
         let b = budget(&l, Color::Black, ms(50));
-        assert!(b.hard.unwrap() <= ms(10));
+        assert!(b.hard.unwrap() <= ms(3));
         let l = Limits {
             movetime: Some(ms(500)),
             ..Limits::default()
