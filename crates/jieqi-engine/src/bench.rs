@@ -9,7 +9,7 @@ use jieqi_core::Position;
 use crate::engine::{Engine, Limits, Options};
 
 /// Default depth of `bench`.
-pub const DEFAULT_DEPTH: u32 = 4;
+pub const DEFAULT_DEPTH: u32 = 3;
 
 /// Middlegame positions from self-play, with face-down pieces, pools and captured
 /// identities (also used to measure nodes per second).

@@ -61,7 +61,7 @@ impl Options {
 pub struct Limits {
     /// Greatest depth in plies.
     pub depth: Option<u32>,
-    /// Node budget (checked every 1024 nodes).
+    /// Node budget (checked every 256 nodes).
     pub nodes: Option<u64>,
     /// Exact time for this move.
     pub movetime: Option<Duration>,

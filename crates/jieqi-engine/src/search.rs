@@ -256,7 +256,7 @@ impl<'a> Searcher<'a> {
     fn count_node(&mut self) {
         self.nodes += 1;
         self.pending_nodes += 1;
-        if self.pending_nodes >= 1024 {
+        if self.pending_nodes >= 256 {
             self.flush_nodes();
             self.check_stop();
         }
