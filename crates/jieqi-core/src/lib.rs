@@ -21,8 +21,10 @@ mod zobrist;
 pub mod board;
 pub mod game;
 pub mod movegen;
+pub mod notation;
 pub mod perft;
 pub mod position;
+pub mod record;
 pub mod view;
 
 pub use board::Board;
@@ -30,6 +32,7 @@ pub use color::{ByColor, Color};
 pub use deal::{Deal, ParseDealError, START_SQUARES, start_role};
 pub use fen::{ParseFenError, START_FEN};
 
+pub use game::{Game, GameError, Outcome, Ply, Reason, RuleSet};
 pub use material::{Material, ParseMaterialError};
 pub use movegen::{Move, MoveList};
 pub use piece::{Piece, role_chinese};
@@ -37,3 +40,4 @@ pub use position::{PlayError, Position, PositionError, Problem, Reveals, Setup};
 pub use role::{ByRole, Role};
 pub use square::{File, Rank, Square};
 pub use uci::{ParseUciError, UciMove, UciMoveError};
+pub use view::{CapturedIdentity, View, Viewer};

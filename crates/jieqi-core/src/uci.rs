@@ -171,3 +171,100 @@ impl std::fmt::Display for UciMove {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Color, Deal, Game, RuleSet};
+
+    #[test]
+    fn parse_and_display() {
+        for s in ["h2e2", "c3c4B", "h2h9n", "b2b9Cr"] {
+            assert_eq!(UciMove::parse(s).unwrap().to_string(), s);
+        }
+        assert!(matches!(
+            UciMove::parse("h2e"),
+            Err(ParseUciError::Length(_))
+        ));
+        assert!(matches!(
+            UciMove::parse("h2e2Bnn"),
+            Err(ParseUciError::Length(_))
+        ));
+        assert!(matches!(
+            UciMove::parse("j2e2"),
+            Err(ParseUciError::Square(..))
+        ));
+        assert!(matches!(
+            UciMove::parse("h2eA"),
+            Err(ParseUciError::Square(..))
+        ));
+        assert!(matches!(
+            UciMove::parse("h2e2K"),
+            Err(ParseUciError::Suffix(..))
+        ));
+        assert!(matches!(
+            UciMove::parse("h2e2x"),
+            Err(ParseUciError::Suffix(..))
+        ));
+        assert!(UciMove::parse("h2e2é").is_err());
+    }
+
+    #[test]
+    fn resolve_reads_suffixes_by_position() {
+        let pos = Position::start();
+        let (m, rv) = UciMove::parse("c3c4B").unwrap().resolve(&pos).unwrap();
+        assert_eq!(m.to_string(), "c3c4");
+        assert_eq!(
+            rv,
+            Reveals {
+                mover: Some(Role::Elephant),
+                captured: None
+            }
+        );
+        // A face-down mover needs its identity.
+        assert!(matches!(
+            UciMove::parse("c3c4").unwrap().resolve(&pos),
+            Err(UciMoveError::Play(PlayError::MissingReveal { .. }))
+        ));
+        // A face-down cannon jumping to capture a face-down piece: reveal + capture.
+        let (_, rv) = UciMove::parse("b2b9Cn").unwrap().resolve(&pos).unwrap();
+        assert_eq!(
+            rv,
+            Reveals {
+                mover: Some(Role::Cannon),
+                captured: Some(Role::Horse)
+            }
+        );
+        // Not a legal move.
+        assert!(matches!(
+            UciMove::parse("c3c5P").unwrap().resolve(&pos),
+            Err(UciMoveError::Play(PlayError::Illegal { .. }))
+        ));
+        // A suffix on a quiet move of a face-up piece means nothing.
+        let mut g = Game::new(Deal::standard(), RuleSet::STANDARD);
+        g.play_uci("h2e2").unwrap();
+        g.play_uci("h7e7").unwrap();
+        let pos = g.position().clone();
+        assert!(matches!(
+            UciMove::parse("e2e1n").unwrap().resolve(&pos),
+            Err(UciMoveError::Suffix { .. })
+        ));
+        assert!(UciMove::parse("e2e1").unwrap().resolve(&pos).is_ok());
+        // A face-up cannon taking a face-down piece: one suffix, the captured identity.
+        let (_, rv) = UciMove::parse("e2e6p").unwrap().resolve(&pos).unwrap();
+        assert_eq!(
+            rv,
+            Reveals {
+                mover: None,
+                captured: Some(Role::Pawn)
+            }
+        );
+        let u = UciMove::from_move(&pos, rv_move("e2e6"), rv);
+        assert_eq!(u.to_string(), "e2e6p");
+        assert_eq!(Piece::Up(Color::Black, Role::Pawn).fen_char(), 'p');
+    }
+
+    fn rv_move(s: &str) -> Move {
+        UciMove::parse(s).unwrap().to_plain()
+    }
+}

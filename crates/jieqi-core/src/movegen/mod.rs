@@ -14,8 +14,8 @@ use crate::board::{
 };
 use crate::{Color, Square};
 use tables::{
-    ADVISOR_MOVES, ELEPHANT_MOVES, FILE_SLIDE, HIDDEN_ADVISOR_MOVES, HORSE_MOVES, KING_MOVES,
-    PAWN_MOVES, RANK_SLIDE, Steps,
+    ADVISOR_BB, ELEPHANT_EYES, FILE_SLIDE, FILE_SPREAD, HIDDEN_ADVISOR_BB, HORSE_LEGS, KING_BB,
+    PAWN_BB, RANK_SLIDE,
 };
 
 /// A move as a pair of points; what it reveals is not part of it (see
@@ -116,12 +116,12 @@ impl<'a> IntoIterator for &'a MoveList {
 pub(crate) trait Sink {
     fn push(&mut self, from: usize, to: usize);
 
-    /// Every point of a line mask, each known to be a legal destination.
+    /// Every point of `targets`, each known to be a legal destination.
     #[inline(always)]
-    fn push_line(&mut self, from: usize, mut m: u16, base: usize, stride: usize) {
-        while m != 0 {
-            self.push(from, base + m.trailing_zeros() as usize * stride);
-            m &= m - 1;
+    fn push_all(&mut self, from: usize, mut targets: u128) {
+        while targets != 0 {
+            self.push(from, targets.trailing_zeros() as usize);
+            targets &= targets - 1;
         }
     }
 }
@@ -149,8 +149,8 @@ impl Sink for Counter {
     }
 
     #[inline(always)]
-    fn push_line(&mut self, _: usize, m: u16, _: usize, _: usize) {
-        self.0 += u64::from(m.count_ones());
+    fn push_all(&mut self, _: usize, targets: u128) {
+        self.0 += u64::from(targets.count_ones());
     }
 }
 
@@ -225,18 +225,39 @@ static LEG_THREATS: [LegThreats; 90] = {
 };
 
 impl Board {
-    /// Whether moving `from`→`to` leaves colour `us`'s king safe (made and unmade).
+    /// Whether moving `from`→`to` leaves colour `us`'s king safe. Only what attack
+    /// detection reads (cells and line occupancy) is changed, then restored.
     #[inline]
     pub(crate) fn move_is_safe(&mut self, us: usize, from: usize, to: usize) -> bool {
+        let them = us ^ 1;
         let captured = self.cells[to];
         let code = self.cells[from];
-        self.shift(from, to, code);
-        let k = self.kings[us];
-        let safe = k == NO_KING || !self.attacked(k as usize, us ^ 1);
-        self.remove(to);
-        self.put(from, code);
+        let (ff, fr, tf, tr) = (from % 9, from / 9, to % 9, to / 9);
+        self.cells[from] = 0;
+        self.cells[to] = code;
+        self.rank_bits[us][fr] &= !(1 << ff);
+        self.file_bits[us][ff] &= !(1 << fr);
+        self.rank_bits[us][tr] |= 1 << tf;
+        self.file_bits[us][tf] |= 1 << tr;
         if captured != 0 {
-            self.put(to, captured);
+            self.rank_bits[them][tr] &= !(1 << tf);
+            self.file_bits[them][tf] &= !(1 << tr);
+        }
+        let k = if code & ROLE == KING {
+            to
+        } else {
+            self.kings[us] as usize
+        };
+        let safe = k == NO_KING as usize || !self.attacked(k, them);
+        self.cells[from] = code;
+        self.cells[to] = captured;
+        self.rank_bits[us][tr] &= !(1 << tf);
+        self.file_bits[us][tf] &= !(1 << tr);
+        self.rank_bits[us][fr] |= 1 << ff;
+        self.file_bits[us][ff] |= 1 << fr;
+        if captured != 0 {
+            self.rank_bits[them][tr] |= 1 << tf;
+            self.file_bits[them][tf] |= 1 << tr;
         }
         safe
     }
@@ -254,70 +275,78 @@ impl Board {
         } else {
             self.risk_masks(us, k as usize)
         };
-        let mut own = self.occ[us];
+        let own_bb = self.occ[us];
+        let mut own = own_bb;
         while own != 0 {
             let from = own.trailing_zeros() as usize;
             own &= own - 1;
             let code = self.cells[from];
             let from_risky = (risky_from >> from) & 1 != 0;
             let (f, r) = (from % 9, from / 9);
-            match code & ROLE {
+            let targets = match code & ROLE {
                 ROOK | CANNON => {
                     let cannon = code & ROLE == CANNON;
                     let rocc = (self.rank_bits[0][r] | self.rank_bits[1][r]) as usize;
                     let e = &RANK_SLIDE[f][rocc];
-                    let m = if cannon { e.cannon } else { e.rook } & !self.rank_bits[us][r];
-                    self.emit_line(us, from, from_risky, risky_to, m, r * 9, 1, sink);
+                    let rank = if cannon { e.cannon } else { e.rook } & !self.rank_bits[us][r];
                     let focc = (self.file_bits[0][f] | self.file_bits[1][f]) as usize;
                     let e = &FILE_SLIDE[r][focc];
-                    let m = if cannon { e.cannon } else { e.rook } & !self.file_bits[us][f];
-                    self.emit_line(us, from, from_risky, risky_to, m, f, 9, sink);
+                    let file = if cannon { e.cannon } else { e.rook } & !self.file_bits[us][f];
+                    ((rank as u128) << (r * 9)) | (FILE_SPREAD[file as usize] << f)
                 }
-                HORSE => self.emit_steps(
-                    us,
-                    from,
-                    from_risky,
-                    risky_to,
-                    &HORSE_MOVES[from],
-                    true,
-                    sink,
-                ),
-                ELEPHANT => self.emit_steps(
-                    us,
-                    from,
-                    from_risky,
-                    risky_to,
-                    &ELEPHANT_MOVES[from],
-                    true,
-                    sink,
-                ),
-                ADVISOR => {
-                    let steps = if code & HIDDEN != 0 {
-                        &HIDDEN_ADVISOR_MOVES[us][from]
-                    } else {
-                        &ADVISOR_MOVES[from]
-                    };
-                    self.emit_steps(us, from, from_risky, risky_to, steps, false, sink)
+                HORSE => {
+                    let mut t = 0;
+                    for &(leg, bb) in &HORSE_LEGS[from] {
+                        if leg != u8::MAX && self.cells[leg as usize] == 0 {
+                            t |= bb;
+                        }
+                    }
+                    t & !own_bb
                 }
-                PAWN => self.emit_steps(
-                    us,
-                    from,
-                    from_risky,
-                    risky_to,
-                    &PAWN_MOVES[us][from],
-                    false,
-                    sink,
-                ),
-                KING => self.emit_steps(
-                    us,
-                    from,
-                    true,
-                    u128::MAX,
-                    &KING_MOVES[us][from],
-                    false,
-                    sink,
-                ),
-                _ => {}
+                ELEPHANT => {
+                    let mut t = 0;
+                    for &(eye, bb) in &ELEPHANT_EYES[from] {
+                        if eye != u8::MAX && self.cells[eye as usize] == 0 {
+                            t |= bb;
+                        }
+                    }
+                    t & !own_bb
+                }
+                ADVISOR if code & HIDDEN != 0 => HIDDEN_ADVISOR_BB[us][from] & !own_bb,
+                ADVISOR => ADVISOR_BB[from] & !own_bb,
+                PAWN => PAWN_BB[us][from] & !own_bb,
+                KING => {
+                    self.emit(us, from, true, u128::MAX, KING_BB[us][from] & !own_bb, sink);
+                    continue;
+                }
+                _ => 0,
+            };
+            self.emit(us, from, from_risky, risky_to, targets, sink);
+        }
+    }
+
+    /// Emits the moves from `from` to each point of `targets`, testing the risky ones.
+    #[inline(always)]
+    fn emit<S: Sink>(
+        &mut self,
+        us: usize,
+        from: usize,
+        from_risky: bool,
+        risky_to: u128,
+        targets: u128,
+        sink: &mut S,
+    ) {
+        let mut rest = if from_risky {
+            targets
+        } else {
+            sink.push_all(from, targets & !risky_to);
+            targets & risky_to
+        };
+        while rest != 0 {
+            let to = rest.trailing_zeros() as usize;
+            rest &= rest - 1;
+            if self.move_is_safe(us, from, to) {
+                sink.push(from, to);
             }
         }
     }
@@ -385,60 +414,6 @@ impl Board {
             }
         }
         (from, to)
-    }
-
-    #[inline(always)]
-    #[allow(clippy::too_many_arguments)]
-    fn emit_line<S: Sink>(
-        &mut self,
-        us: usize,
-        from: usize,
-        from_risky: bool,
-        risky_to: u128,
-        mut m: u16,
-        base: usize,
-        stride: usize,
-        sink: &mut S,
-    ) {
-        if !from_risky && risky_to == 0 {
-            sink.push_line(from, m, base, stride);
-            return;
-        }
-        while m != 0 {
-            let to = base + m.trailing_zeros() as usize * stride;
-            m &= m - 1;
-            if (!from_risky && (risky_to >> to) & 1 == 0) || self.move_is_safe(us, from, to) {
-                sink.push(from, to);
-            }
-        }
-    }
-
-    #[inline(always)]
-    #[allow(clippy::too_many_arguments)]
-    fn emit_steps<S: Sink, const N: usize>(
-        &mut self,
-        us: usize,
-        from: usize,
-        from_risky: bool,
-        risky_to: u128,
-        steps: &Steps<N>,
-        blockable: bool,
-        sink: &mut S,
-    ) {
-        let own = (us as u8) << 3;
-        for i in 0..steps.len as usize {
-            let to = steps.to[i] as usize;
-            let target = self.cells[to];
-            if target != 0 && target & BLACK == own {
-                continue;
-            }
-            if blockable && self.cells[steps.via[i] as usize] != 0 {
-                continue;
-            }
-            if (!from_risky && (risky_to >> to) & 1 == 0) || self.move_is_safe(us, from, to) {
-                sink.push(from, to);
-            }
-        }
     }
 
     /// The legal moves of `us` on this board.

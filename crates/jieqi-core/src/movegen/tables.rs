@@ -309,3 +309,113 @@ pub(crate) static PAWN_ATTACKERS: [[Steps<4>; 90]; 2] = {
     }
     t
 };
+
+/// Per point, per orthogonal neighbour (a horse's leg, 255 when off the board): the
+/// points a horse reaches through that leg.
+pub(crate) static HORSE_LEGS: [[(u8, u128); 4]; 90] = {
+    let mut t = [[(u8::MAX, 0u128); 4]; 90];
+    let mut s = 0;
+    while s < 90 {
+        let m = HORSE_MOVES[s];
+        let (f, r) = ((s % 9) as isize, (s / 9) as isize);
+        let legs = [(0, 1), (0, -1), (1, 0), (-1, 0)];
+        let mut l = 0;
+        while l < 4 {
+            let (lf, lr) = legs[l];
+            if on_board(f + lf, r + lr) {
+                let leg = sq(f + lf, r + lr);
+                let mut bb = 0u128;
+                let mut i = 0;
+                while i < m.len as usize {
+                    if m.via[i] as usize == leg {
+                        bb |= 1u128 << m.to[i];
+                    }
+                    i += 1;
+                }
+                t[s][l] = (leg as u8, bb);
+            }
+            l += 1;
+        }
+        s += 1;
+    }
+    t
+};
+
+/// Per point, per diagonal: the elephant's eye (255 when off the board) and target.
+pub(crate) static ELEPHANT_EYES: [[(u8, u128); 4]; 90] = {
+    let mut t = [[(u8::MAX, 0u128); 4]; 90];
+    let mut s = 0;
+    while s < 90 {
+        let m = ELEPHANT_MOVES[s];
+        let mut i = 0;
+        while i < m.len as usize {
+            t[s][i] = (m.via[i], 1u128 << m.to[i]);
+            i += 1;
+        }
+        s += 1;
+    }
+    t
+};
+
+const fn steps_bb<const N: usize>(m: &Steps<N>) -> u128 {
+    let mut bb = 0u128;
+    let mut i = 0;
+    while i < m.len as usize {
+        bb |= 1u128 << m.to[i];
+        i += 1;
+    }
+    bb
+}
+
+/// Advisor targets (face-up: anywhere) per point.
+pub(crate) static ADVISOR_BB: [u128; 90] = {
+    let mut t = [0u128; 90];
+    let mut s = 0;
+    while s < 90 {
+        t[s] = steps_bb(&ADVISOR_MOVES[s]);
+        s += 1;
+    }
+    t
+};
+
+/// Per colour: face-down advisor, pawn and king targets per point.
+pub(crate) static HIDDEN_ADVISOR_BB: [[u128; 90]; 2] = colour_table(0);
+/// Pawn targets per colour and point.
+pub(crate) static PAWN_BB: [[u128; 90]; 2] = colour_table(1);
+/// King targets per colour and point.
+pub(crate) static KING_BB: [[u128; 90]; 2] = colour_table(2);
+
+const fn colour_table(kind: usize) -> [[u128; 90]; 2] {
+    let mut t = [[0u128; 90]; 2];
+    let mut c = 0;
+    while c < 2 {
+        let mut s = 0;
+        while s < 90 {
+            t[c][s] = match kind {
+                0 => steps_bb(&HIDDEN_ADVISOR_MOVES[c][s]),
+                1 => steps_bb(&PAWN_MOVES[c][s]),
+                _ => steps_bb(&KING_MOVES[c][s]),
+            };
+            s += 1;
+        }
+        c += 1;
+    }
+    t
+}
+
+/// A file's rank mask (10 bits) spread onto file `a` of a board bitboard.
+pub(crate) static FILE_SPREAD: [u128; 1024] = {
+    let mut t = [0u128; 1024];
+    let mut m = 0;
+    while m < 1024 {
+        let mut r = 0;
+        while r < 10 {
+            if m & (1 << r) != 0 {
+                t[m] |= 1u128 << (r * 9);
+            }
+            r += 1;
+        }
+        m += 1;
+    }
+    t
+};

@@ -1,0 +1,586 @@
+//! PGN in the style of xiangqi PGN (`[Game "Jieqi"]`, `[Format "Chinese"|"WXF"|"ICCS"]`,
+//! `[FEN]` for another start) with Jieqi's tags for the deal: `[Deal]` once known,
+//! `[DealCommitment "sha256:…"]` while secret, `[DealSalt]` published with the deal;
+//! `[RuleSet]` and `[CapturedIdentity]` for the rules.
+//!
+//! Moves may be written in any notation (each move is recognised on its own), with move
+//! numbers `1.`, `1...` or `1、`, comments `{…}` and `;…`, clock comments
+//! `{[%clk 0:09:58]}`, NAGs `$1`, marks `!`/`?`, variations `( … )`, and bracketed
+//! Chinese remarks such as 「（叫将）」.
+
+use super::{ReadRecordError, Record, RecordMove, advance, resolve_text};
+use crate::notation::{Notation, write_move};
+use crate::view::CapturedIdentity;
+use crate::{Color, Deal, Position, RuleSet};
+
+#[derive(Clone, Debug, PartialEq)]
+enum Token {
+    Tag(String, String),
+    Move(String),
+    Mark(String),
+    Comment(String),
+    Open,
+    Close,
+    Result(String),
+}
+
+fn syntax(line: usize, why: impl Into<String>) -> ReadRecordError {
+    ReadRecordError::Syntax {
+        line,
+        why: why.into(),
+    }
+}
+
+fn is_result(w: &str) -> bool {
+    matches!(w, "1-0" | "0-1" | "1/2-1/2" | "½-½" | "*")
+}
+
+/// Splits a word into an optional leading move number and the rest.
+fn strip_move_number(w: &str) -> &str {
+    let digits = w.bytes().take_while(u8::is_ascii_digit).count();
+    if digits == 0 {
+        return w;
+    }
+    let rest = &w[digits..];
+    let dots = rest.len() - rest.trim_start_matches('.').len();
+    let stripped = rest.trim_start_matches(['.', '…']);
+    let stripped = stripped.trim_start_matches(['、', '，', '．']);
+    // "33.4" is a WXF pawn move, not move 33: a digit right after a single dot.
+    let digit_next = stripped.starts_with(|c: char| c.is_ascii_digit());
+    if stripped.len() < rest.len() && (!digit_next || dots >= 3) {
+        stripped
+    } else {
+        w
+    }
+}
+
+fn tokenize(text: &str) -> Result<Vec<(usize, Token)>, ReadRecordError> {
+    let chars: Vec<char> = text.chars().collect();
+    let mut out = Vec::new();
+    let mut i = 0;
+    let mut line = 1;
+    let mut line_start = true;
+    while i < chars.len() {
+        let c = chars[i];
+        if c == '\n' {
+            line += 1;
+            line_start = true;
+            i += 1;
+            continue;
+        }
+        if c.is_whitespace() {
+            i += 1;
+            continue;
+        }
+        let at_line_start = line_start;
+        line_start = false;
+        match c {
+            '%' if at_line_start => {
+                while i < chars.len() && chars[i] != '\n' {
+                    i += 1;
+                }
+            }
+            ';' => {
+                let s = i + 1;
+                while i < chars.len() && chars[i] != '\n' {
+                    i += 1;
+                }
+                out.push((
+                    line,
+                    Token::Comment(chars[s..i].iter().collect::<String>().trim().to_string()),
+                ));
+            }
+            '{' => {
+                let (l0, s) = (line, i + 1);
+                i += 1;
+                while i < chars.len() && chars[i] != '}' {
+                    if chars[i] == '\n' {
+                        line += 1;
+                    }
+                    i += 1;
+                }
+                if i >= chars.len() {
+                    return Err(syntax(l0, "a comment '{' is never closed"));
+                }
+                out.push((
+                    l0,
+                    Token::Comment(chars[s..i].iter().collect::<String>().trim().to_string()),
+                ));
+                i += 1;
+            }
+            '[' => {
+                let l0 = line;
+                i += 1;
+                let s = i;
+                while i < chars.len() && (chars[i].is_alphanumeric() || chars[i] == '_') {
+                    i += 1;
+                }
+                let name: String = chars[s..i].iter().collect();
+                while i < chars.len() && chars[i].is_whitespace() && chars[i] != '\n' {
+                    i += 1;
+                }
+                if name.is_empty() || i >= chars.len() || chars[i] != '"' {
+                    return Err(syntax(l0, "a tag is written [Name \"value\"]"));
+                }
+                i += 1;
+                let mut value = String::new();
+                loop {
+                    match chars.get(i) {
+                        None | Some('\n') => {
+                            return Err(syntax(
+                                l0,
+                                format!("the value of tag [{name}] is not closed"),
+                            ));
+                        }
+                        Some('\\') if matches!(chars.get(i + 1), Some('"' | '\\')) => {
+                            value.push(chars[i + 1]);
+                            i += 2;
+                        }
+                        Some('"') => {
+                            i += 1;
+                            break;
+                        }
+                        Some(&ch) => {
+                            value.push(ch);
+                            i += 1;
+                        }
+                    }
+                }
+                while i < chars.len() && chars[i].is_whitespace() && chars[i] != '\n' {
+                    i += 1;
+                }
+                if chars.get(i) != Some(&']') {
+                    return Err(syntax(l0, format!("tag [{name}] has no closing ']'")));
+                }
+                i += 1;
+                out.push((l0, Token::Tag(name, value)));
+            }
+            '(' => {
+                out.push((line, Token::Open));
+                i += 1;
+            }
+            ')' => {
+                out.push((line, Token::Close));
+                i += 1;
+            }
+            '（' => {
+                // A Chinese remark such as （叫将）.
+                let s = i + 1;
+                while i < chars.len() && chars[i] != '）' && chars[i] != '\n' {
+                    i += 1;
+                }
+                out.push((line, Token::Comment(chars[s..i].iter().collect())));
+                i += 1;
+            }
+            '$' => {
+                let s = i;
+                i += 1;
+                while i < chars.len() && chars[i].is_ascii_digit() {
+                    i += 1;
+                }
+                out.push((line, Token::Mark(chars[s..i].iter().collect())));
+            }
+            '}' | ']' => return Err(syntax(line, format!("unexpected {c:?}"))),
+            _ => {
+                let s = i;
+                while i < chars.len()
+                    && !chars[i].is_whitespace()
+                    && !matches!(
+                        chars[i],
+                        '{' | '}' | '(' | ')' | '[' | ']' | ';' | '（' | '$'
+                    )
+                {
+                    i += 1;
+                }
+                let word: String = chars[s..i].iter().collect();
+                push_word(&mut out, line, &word);
+            }
+        }
+    }
+    Ok(out)
+}
+
+fn push_word(out: &mut Vec<(usize, Token)>, line: usize, word: &str) {
+    if is_result(word) {
+        out.push((line, Token::Result(word.replace('½', "1/2"))));
+        return;
+    }
+    let w = strip_move_number(word);
+    // Pure punctuation between moves (；，。) and bare move numbers.
+    let w = w.trim_matches(['；', '，', '。', '、', ';', ',']);
+    if w.is_empty() || w.chars().all(|c| c.is_ascii_digit() || c == '.') {
+        return;
+    }
+    let mark_len = w
+        .chars()
+        .rev()
+        .take_while(|c| matches!(c, '!' | '?' | '！' | '？'))
+        .map(char::len_utf8)
+        .sum::<usize>();
+    let (body, mark) = w.split_at(w.len() - mark_len);
+    if !body.is_empty() {
+        out.push((line, Token::Move(body.to_string())));
+    }
+    if !mark.is_empty() {
+        out.push((
+            line,
+            Token::Mark(mark.replace('！', "!").replace('？', "?")),
+        ));
+    }
+}
+
+/// Takes `[%clk h:mm:ss]` out of a comment: (clock, rest).
+fn split_clock(c: &str) -> (Option<String>, Option<String>) {
+    if let Some(s) = c.find("[%clk")
+        && let Some(e) = c[s..].find(']')
+    {
+        let clock = c[s + 5..s + e].trim().to_string();
+        let rest = format!("{} {}", &c[..s], &c[s + e + 1..])
+            .trim()
+            .to_string();
+        return (Some(clock), (!rest.is_empty()).then_some(rest));
+    }
+    (None, (!c.is_empty()).then(|| c.to_string()))
+}
+
+fn add_comment(slot: &mut Option<String>, c: String) {
+    match slot {
+        Some(s) => {
+            s.push(' ');
+            s.push_str(&c);
+        }
+        None => *slot = Some(c),
+    }
+}
+
+struct Reader<'a> {
+    tokens: &'a [(usize, Token)],
+    i: usize,
+    deal: Option<Deal>,
+    result: Option<String>,
+}
+
+impl Reader<'_> {
+    /// Reads one line of moves from `pos` up to the end or a `)`.
+    fn line(
+        &mut self,
+        mut pos: Position,
+        first_ply: usize,
+        depth: usize,
+    ) -> Result<(Vec<RecordMove>, Option<String>), ReadRecordError> {
+        let mut moves: Vec<RecordMove> = Vec::new();
+        let mut before_last: Option<Position> = None;
+        let mut lead_comment = None;
+        while self.i < self.tokens.len() {
+            let (line, tok) = &self.tokens[self.i];
+            self.i += 1;
+            match tok {
+                Token::Tag(..) => {
+                    if depth == 0 && self.result.is_some() {
+                        // The next game of a multi-game file: only the first is read.
+                        self.i = self.tokens.len();
+                        break;
+                    }
+                    return Err(syntax(*line, "a tag after the moves began"));
+                }
+                Token::Move(text) => {
+                    if self.result.is_some() && depth == 0 {
+                        return Err(syntax(*line, format!("move {text:?} after the result")));
+                    }
+                    let ply = first_ply + moves.len();
+                    let (m, rv) = resolve_text(&pos, text, ply)?;
+                    before_last = Some(pos.clone());
+                    advance(&mut pos, self.deal.as_ref(), m, rv);
+                    moves.push(RecordMove::new(m, rv));
+                }
+                Token::Mark(m) => {
+                    if let Some(last) = moves.last_mut() {
+                        last.annotation = Some(m.clone());
+                    }
+                }
+                Token::Comment(c) => {
+                    let (clock, rest) = split_clock(c);
+                    match moves.last_mut() {
+                        Some(last) => {
+                            if clock.is_some() {
+                                last.clock = clock;
+                            }
+                            if let Some(r) = rest {
+                                add_comment(&mut last.comment, r);
+                            }
+                        }
+                        None => {
+                            if let Some(r) = rest {
+                                add_comment(&mut lead_comment, r);
+                            }
+                        }
+                    }
+                }
+                Token::Open => {
+                    let Some(prev) = before_last.clone() else {
+                        return Err(syntax(*line, "a variation '(' before any move"));
+                    };
+                    let ply = first_ply + moves.len() - 1;
+                    let (var, lead) = self.line(prev, ply, depth + 1)?;
+                    let mut var = var;
+                    if let (Some(c), Some(first)) = (lead, var.first_mut()) {
+                        let mut merged = Some(c);
+                        if let Some(old) = first.comment.take() {
+                            add_comment(&mut merged, old);
+                        }
+                        first.comment = merged;
+                    }
+                    if let Some(last) = moves.last_mut()
+                        && !var.is_empty()
+                    {
+                        last.variations.push(var);
+                    }
+                }
+                Token::Close => {
+                    if depth == 0 {
+                        return Err(syntax(*line, "')' without a matching '('"));
+                    }
+                    return Ok((moves, lead_comment));
+                }
+                Token::Result(r) => {
+                    if depth == 0 {
+                        self.result = Some(r.clone());
+                    }
+                }
+            }
+        }
+        if depth > 0 {
+            let line = self.tokens.last().map_or(0, |t| t.0);
+            return Err(syntax(line, "a variation '(' is never closed"));
+        }
+        Ok((moves, lead_comment))
+    }
+}
+
+fn tag_err(tag: &str, why: impl std::fmt::Display) -> ReadRecordError {
+    ReadRecordError::Tag {
+        tag: tag.to_string(),
+        why: why.to_string(),
+    }
+}
+
+/// Reads a PGN record (the first game of the text; later games are ignored).
+pub fn read(text: &str) -> Result<Record, ReadRecordError> {
+    let tokens = tokenize(text)?;
+    let mut rec = Record::new();
+    let mut captured_identity = None;
+    let mut i = 0;
+    let mut tag_result = None;
+    while let Some((_, Token::Tag(name, value))) = tokens.get(i) {
+        i += 1;
+        let v = value.trim();
+        match name.to_ascii_lowercase().as_str() {
+            "game" => {
+                if !v.eq_ignore_ascii_case("jieqi") && !v.is_empty() {
+                    return Err(tag_err(name, format!("{v:?} is not a Jieqi game")));
+                }
+            }
+            "fen" => {
+                rec.start = Position::from_fen(v).map_err(|e| tag_err(name, e))?;
+            }
+            "deal" => rec.deal = Some(Deal::parse(v).map_err(|e| tag_err(name, e))?),
+            "dealcommitment" => rec.deal_commitment = Some(v.to_string()),
+            "dealsalt" => rec.deal_salt = Some(v.to_string()),
+            "ruleset" => {
+                rec.rules = RuleSet::by_name(v).ok_or_else(|| {
+                    tag_err(name, format!("{v:?}: expected standard or tournament"))
+                })?;
+            }
+            "capturedidentity" => {
+                captured_identity = Some(CapturedIdentity::parse(v).ok_or_else(|| {
+                    tag_err(
+                        name,
+                        format!("{v:?}: expected capturer, nobody or everyone"),
+                    )
+                })?);
+            }
+            "result" => tag_result = Some(v.to_string()),
+            "format" => {}
+            // "?" is PGN for unknown: nothing to keep.
+            _ if matches!(v, "" | "?" | "????.??.??") => {}
+            _ => rec.tags.push((name.clone(), value.clone())),
+        }
+    }
+    if let Some(ci) = captured_identity {
+        rec.rules.captured_identity = ci;
+    }
+    let mut reader = Reader {
+        tokens: &tokens[i..],
+        i: 0,
+        deal: rec.deal,
+        result: None,
+    };
+    let (moves, lead) = reader.line(rec.start.clone(), 1, 0)?;
+    rec.moves = moves;
+    rec.opening_comment = lead;
+    rec.result = match (tag_result, reader.result) {
+        (Some(t), Some(m)) if t != m && t != "*" && m != "*" => {
+            return Err(tag_err(
+                "Result",
+                format!("the tag says {t} but the moves end with {m}"),
+            ));
+        }
+        (Some(t), Some(m)) => {
+            if t == "*" {
+                m
+            } else {
+                t
+            }
+        }
+        (Some(t), None) => t,
+        (None, Some(m)) => m,
+        (None, None) => "*".into(),
+    };
+    if !is_result(&rec.result) {
+        return Err(tag_err(
+            "Result",
+            format!("{:?} is not 1-0, 0-1, 1/2-1/2 or *", rec.result),
+        ));
+    }
+    Ok(rec)
+}
+
+fn quote(v: &str) -> String {
+    v.replace('\\', "\\\\").replace('"', "\\\"")
+}
+
+/// The move number label for the ply `p` (0-based) of a line from `start`.
+fn number(start: &Position, p: usize) -> (u32, Color) {
+    let offset = usize::from(start.turn() == Color::Black);
+    let n = start.fullmove() as usize + (p + offset) / 2;
+    let color = if (p + offset) % 2 == 0 {
+        Color::Red
+    } else {
+        Color::Black
+    };
+    (n as u32, color)
+}
+
+struct Writer<'a> {
+    rec: &'a Record,
+    notation: Notation,
+    words: Vec<String>,
+}
+
+impl Writer<'_> {
+    fn line(&mut self, moves: &[RecordMove], mut pos: Position, first_ply: usize) {
+        let mut need_number = true;
+        for (k, m) in moves.iter().enumerate() {
+            let p = first_ply + k;
+            let (n, color) = number(&self.rec.start, p);
+            if color == Color::Red {
+                self.words.push(format!("{n}."));
+            } else if need_number {
+                self.words.push(format!("{n}..."));
+            }
+            need_number = false;
+            let rv = self.rec.effective_reveals(&pos, m);
+            let mut w = write_move(&pos, m.mv, rv, self.notation);
+            if let Some(a) = &m.annotation {
+                if a.starts_with('$') {
+                    self.words.push(w);
+                    w = a.clone();
+                } else {
+                    w.push_str(a);
+                }
+            }
+            self.words.push(w);
+            let mut comment = String::new();
+            if let Some(c) = &m.clock {
+                comment.push_str(&format!("[%clk {c}]"));
+            }
+            if let Some(c) = &m.comment {
+                if !comment.is_empty() {
+                    comment.push(' ');
+                }
+                comment.push_str(&c.replace('}', ")"));
+            }
+            if !comment.is_empty() {
+                self.words.push(format!("{{{comment}}}"));
+                need_number = true;
+            }
+            for var in &m.variations {
+                self.words.push("(".into());
+                self.line(var, pos.clone(), p);
+                self.words.push(")".into());
+                need_number = true;
+            }
+            pos.play_unchecked(m.mv, rv);
+        }
+    }
+}
+
+/// Writes a record as PGN with moves in `notation`. Moves carry every identity the
+/// record knows (from the deal when it has one), so the text replays on its own.
+pub fn write(rec: &Record, notation: Notation) -> String {
+    let mut out = String::new();
+    let mut tag = |k: &str, v: &str| out.push_str(&format!("[{k} \"{}\"]\n", quote(v)));
+    tag("Game", super::GAME_TAG);
+    for (k, default) in [
+        ("Event", "?"),
+        ("Site", "?"),
+        ("Date", "????.??.??"),
+        ("Round", "?"),
+        ("Red", "?"),
+        ("Black", "?"),
+    ] {
+        tag(k, rec.tag(k).unwrap_or(default));
+    }
+    tag("Result", &rec.result);
+    tag("Format", notation.format_tag());
+    if !rec.standard_start() {
+        tag("FEN", &rec.start.fen());
+    }
+    tag("RuleSet", rec.rules.name);
+    tag("CapturedIdentity", rec.rules.captured_identity.name());
+    for (k, v) in &rec.tags {
+        if !matches!(
+            k.to_ascii_lowercase().as_str(),
+            "event" | "site" | "date" | "round" | "red" | "black"
+        ) {
+            tag(k, v);
+        }
+    }
+    if let Some(d) = &rec.deal {
+        tag("Deal", &d.to_string());
+    }
+    if let Some(c) = &rec.deal_commitment {
+        tag("DealCommitment", c);
+    }
+    if let Some(s) = &rec.deal_salt {
+        tag("DealSalt", s);
+    }
+    out.push('\n');
+    let mut w = Writer {
+        rec,
+        notation,
+        words: Vec::new(),
+    };
+    if let Some(c) = &rec.opening_comment {
+        w.words.push(format!("{{{}}}", c.replace('}', ")")));
+    }
+    w.line(&rec.moves, rec.start.clone(), 0);
+    w.words.push(rec.result.clone());
+    let mut width = 0;
+    let mut glue = false;
+    for word in w.words {
+        let len = word.chars().count();
+        if width > 0 && width + 1 + len > 80 {
+            out.push('\n');
+            width = 0;
+        } else if width > 0 && !glue && word != ")" {
+            out.push(' ');
+            width += 1;
+        }
+        glue = word == "(";
+        out.push_str(&word);
+        width += len;
+    }
+    out.push('\n');
+    out
+}

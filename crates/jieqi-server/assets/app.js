@@ -1,0 +1,33 @@
+// Entry point: picks the page from the URL (docs/protocol.md §1) and wires the header.
+
+import { t, currentLang, setLang, onLangChange } from './i18n.js';
+import { showLobby } from './lobby.js';
+import { showGame } from './game.js';
+import { showReplay } from './replay.js';
+
+function header() {
+  const btn = document.getElementById('lang-toggle');
+  const title = document.getElementById('brand-title');
+  const draw = () => {
+    btn.textContent = t('language');
+    title.textContent = t('title');
+    document.title = currentLang() === 'zh' ? '揭棋 Jieqi' : 'Jieqi 揭棋';
+  };
+  btn.addEventListener('click', () => setLang(currentLang() === 'zh' ? 'en' : 'zh'));
+  onLangChange(draw);
+  draw();
+}
+
+function route() {
+  const main = document.getElementById('main');
+  const path = location.pathname;
+  const params = new URLSearchParams(location.search);
+  let m = path.match(/^\/game\/([a-z0-9]+)\/?$/);
+  if (m) return showGame(main, m[1], params.get('seat'));
+  m = path.match(/^\/replay\/([a-z0-9]+)\/?$/);
+  if (m) return showReplay(main, m[1]);
+  return showLobby(main);
+}
+
+header();
+route();

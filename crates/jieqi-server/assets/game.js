@@ -1,0 +1,552 @@
+// The game page: a live game over the WebSocket (docs/protocol.md §3), as a player or
+// a spectator; reconnects and resyncs by version.
+
+import { t, onLangChange, resultText } from './i18n.js';
+import { h, fmtClock, verifyCommitment, recall, remember, rememberSeat } from './util.js';
+import { BoardView, miniPiece, dealMap } from './board.js';
+import { parseBoard, boardsBefore, chineseMove, wxfMove, pieceChar } from './notation.js';
+
+const ROLES = ['R', 'N', 'B', 'A', 'C', 'P'];
+const STATE_CHANGES = new Set(['move', 'end', 'draw', 'rematch']);
+
+/** The notation the move lists use: `zh`, `wxf` or `iccs`, remembered. */
+export function notationMode() {
+  const m = recall('jieqi.notation', 'zh');
+  return m === 'wxf' || m === 'iccs' ? m : 'zh';
+}
+
+/** Text of each ply in the chosen notation (`zh` from the server when it sends it). */
+export function moveTexts(startFen, plies, mode) {
+  let boards;
+  try {
+    boards = boardsBefore(startFen, plies);
+  } catch (_) {
+    boards = null;
+  }
+  return plies.map((p, i) => {
+    if (mode === 'iccs' || !boards) return p.uci;
+    if (mode === 'zh') return p.zh || chineseMove(boards[i], p);
+    return wxfMove(boards[i], p);
+  });
+}
+
+/** The notation switch (中文 / WXF / ICCS). */
+export function notationSwitch(onChange) {
+  const mode = notationMode();
+  const btn = (m, label) =>
+    h('button', {
+      type: 'button',
+      class: `tab${m === mode ? ' on' : ''}`,
+      dataset: { notation: m },
+      onclick: () => {
+        remember('jieqi.notation', m);
+        onChange();
+      },
+    }, label);
+  return h('div', { class: 'notation-switch' }, btn('zh', t('chinese')), btn('wxf', 'WXF'), btn('iccs', 'ICCS'));
+}
+
+/** The move list as a table of rounds; `current` (ply number) is highlighted. */
+export function moveTable(texts, plies, current, onPick) {
+  const rows = [];
+  for (let i = 0; i < plies.length; i += 2) {
+    const cell = (j) => {
+      if (j >= plies.length) return h('td', {});
+      const p = plies[j];
+      return h('td', {
+        class: `ply${p.n === current ? ' current' : ''}${p.check ? ' checks' : ''}`,
+        dataset: { n: p.n },
+        onclick: onPick ? () => onPick(p.n) : null,
+      }, texts[j]);
+    };
+    rows.push(h('tr', {}, h('td', { class: 'num' }, `${i / 2 + 1}.`), cell(i), cell(i + 1)));
+  }
+  return h('table', { class: 'moves' }, h('tbody', {}, rows));
+}
+
+/** One side's pool (identities still face-down, as the viewer knows them). */
+export function poolView(color, counts, knownCaptured) {
+  const red = color === 'red';
+  const items = ROLES.filter((r) => counts && counts[r]).map((r) =>
+    h('span', { class: 'pool-item', dataset: { role: r } }, miniPiece(red ? r : r.toLowerCase(), 22), h('span', { class: 'count' }, `×${counts[r]}`)));
+  const known = ROLES.filter((r) => knownCaptured && knownCaptured[r]).map((r) =>
+    h('span', { class: 'pool-item known' }, miniPiece(red ? r : r.toLowerCase(), 18), `×${knownCaptured[r]}`));
+  return h('div', { class: `pool ${color}`, dataset: { color } },
+    h('span', { class: 'side-name' }, t(color)),
+    h('span', { class: 'pool-items' }, items.length ? items : h('span', { class: 'muted' }, '—')),
+    known.length ? h('span', { class: 'known-captured', title: t('knownCaptured') }, '（', known, '）') : null);
+}
+
+/** The probability of each identity of a face-down piece of `color`: pool count / total. */
+export function identityOdds(counts) {
+  const total = ROLES.reduce((s, r) => s + ((counts && counts[r]) || 0), 0);
+  if (!total) return [];
+  return ROLES.filter((r) => counts[r]).map((r) => ({ role: r, count: counts[r], p: counts[r] / total }));
+}
+
+/** The tooltip that tells what a hovered face-down piece may be. */
+export function oddsTooltip(color, counts) {
+  const red = color === 'red';
+  const odds = identityOdds(counts);
+  return h('div', { class: 'odds' },
+    h('div', { class: 'odds-title' }, `${t(color)} ${t('faceDown')} · ${t('probability')}`),
+    odds.map((o) => h('div', { class: 'odds-row', dataset: { role: o.role } },
+      h('span', { class: `odds-char ${color}` }, pieceChar(red ? o.role : o.role.toLowerCase())),
+      h('span', { class: 'bar' }, h('span', { style: `width:${(o.p * 100).toFixed(1)}%` })),
+      h('span', { class: 'pct' }, `${Math.round(o.p * 100)}%`),
+      h('span', { class: 'frac muted' }, `${o.count}/${odds.reduce((s, x) => s + x.count, 0)}`))));
+}
+
+/** Captured pieces per side, from the plies (what each side has lost). */
+export function capturedBySide(plies) {
+  const lost = { red: [], black: [] };
+  for (const p of plies) {
+    if (!p.captured) continue;
+    lost[p.color === 'red' ? 'black' : 'red'].push(p.captured);
+  }
+  return lost;
+}
+
+/** The fair-deal box: commitment, and at the end the deal, the salt and our own check. */
+export function commitmentBox(commitment, end) {
+  const box = h('div', { class: 'commitment card' },
+    h('div', {}, h('b', {}, `${t('commitment')}: `), h('code', { class: 'hash', id: 'commitment' }, commitment || '—')));
+  if (end && end.deal) {
+    const status = h('span', { class: 'verify pending', id: 'verify' }, t('verifying'));
+    box.appendChild(h('div', {}, h('b', {}, `${t('deal')}: `), h('code', { id: 'deal' }, end.deal)));
+    box.appendChild(h('div', {}, h('b', {}, `${t('salt')}: `), h('code', { id: 'salt' }, end.salt)));
+    box.appendChild(h('div', {}, 'SHA-256(deal:salt) → ', status));
+    verifyCommitment(end.deal, end.salt, commitment || end.commitment).then((ok) => {
+      status.className = `verify ${ok ? 'ok' : 'bad'}`;
+      status.textContent = ok ? t('verified') : t('verifyFailed');
+    });
+  }
+  return box;
+}
+
+function kingSquare(board, color) {
+  const k = color === 'red' ? 'K' : 'k';
+  for (const [sq, letter] of board) if (letter === k) return sq;
+  return null;
+}
+
+/** Show the game `id` in `main`, playing the seat of `token` if given. */
+export function showGame(main, id, token) {
+  let st = null; // the last `state` data, kept up to date by events
+  let v = 0;
+  let receivedAt = performance.now(); // when `st.clock` was received
+  let presenceAt = receivedAt; // when `st.players.*.away_ms` was received
+  let ws = null;
+  let backoff = 500;
+  let connected = false;
+  let pingTimer = null;
+  let resignArmed = null;
+  let askedRematch = false;
+  let notice = '';
+  let hoverSq = null;
+  let pendingAnim = null;
+  let browsing = null; // plies shown when looking back through the move list, null = live
+
+  const boardBox = h('div', { class: 'board-box' });
+  const tooltip = h('div', { class: 'tooltip hidden', id: 'odds' });
+  const side = h('div', { class: 'side' });
+  const banner = h('div', { class: 'banner hidden', id: 'conn' });
+  main.replaceChildren(h('div', { class: 'game-page' }, banner, h('div', { class: 'board-wrap' }, boardBox, tooltip), side));
+
+  const view = new BoardView(boardBox, {
+    onMove: (uci) => send('move', { uci }, v),
+    onHover: (sq, letter, e) => hover(sq, letter, e),
+  });
+
+  function send(type, d, version) {
+    if (!ws || ws.readyState !== WebSocket.OPEN) return false;
+    const msg = { t: type };
+    if (d !== undefined) msg.d = d;
+    if (version !== undefined) msg.v = version;
+    ws.send(JSON.stringify(msg));
+    return true;
+  }
+
+  function connect() {
+    const proto = location.protocol === 'https:' ? 'wss:' : 'ws:';
+    ws = new WebSocket(`${proto}//${location.host}/ws`);
+    ws.onopen = () => {
+      connected = true;
+      backoff = 500;
+      banner.classList.add('hidden');
+      send('join', { game: id, token: token || null });
+      clearInterval(pingTimer);
+      pingTimer = setInterval(() => send('ping', { ts: Date.now() }), 25000);
+    };
+    ws.onmessage = (ev) => {
+      let msg;
+      try {
+        msg = JSON.parse(ev.data);
+      } catch (_) {
+        return;
+      }
+      handle(msg);
+    };
+    ws.onclose = () => {
+      clearInterval(pingTimer);
+      if (connected || !st) {
+        banner.textContent = t('reconnecting');
+        banner.classList.remove('hidden');
+      }
+      connected = false;
+      setTimeout(connect, backoff);
+      backoff = Math.min(backoff * 2, 5000);
+    };
+  }
+
+  function handle(msg) {
+    const d = msg.d || {};
+    if (msg.t === 'state') {
+      if (token && d.you !== 'spectator' && d.status !== 'finished' && (!st || st.game !== d.game)) {
+        rememberSeat(id, location.pathname + location.search);
+      }
+      st = d;
+      v = msg.v;
+      receivedAt = performance.now();
+      presenceAt = receivedAt;
+      pendingAnim = null;
+      render();
+      return;
+    }
+    if (msg.t === 'error') {
+      notice = `${t('error')}: ${d.message || d.code}`;
+      if (d.code === 'no_game' || d.code === 'bad_token') {
+        main.replaceChildren(h('div', { class: 'card error-page' }, h('p', { class: 'error' }, notice),
+          h('a', { href: '/' }, t('backToLobby'))));
+        if (ws) {
+          ws.onclose = null;
+          ws.close();
+        }
+        return;
+      }
+      // A refused move left the board waiting: ask for the truth again.
+      if (d.in === 'move') send('sync');
+      renderSide();
+      return;
+    }
+    if (msg.t === 'presence') {
+      if (st) {
+        st.players = d.players;
+        st.spectators = d.spectators;
+        presenceAt = performance.now();
+        renderSide();
+      }
+      return;
+    }
+    if (msg.t === 'pong' || !STATE_CHANGES.has(msg.t)) return;
+    if (!st || msg.v <= v) return; // stale
+    if (msg.v > v + 1) {
+      send('sync'); // we missed something
+      return;
+    }
+    v = msg.v;
+    if (msg.t === 'move') {
+      receivedAt = performance.now(); // the clock in this event is as of now
+      st.moves.push(d.ply);
+      for (const k of ['fen', 'turn', 'check', 'pools', 'legal', 'clock', 'status', 'draw_offer']) {
+        if (k in d) st[k] = d[k];
+      }
+      pendingAnim = { from: d.ply.from, to: d.ply.to, reveal: d.ply.reveal };
+      notice = '';
+      render();
+    } else if (msg.t === 'end') {
+      st.end = d;
+      st.status = 'finished';
+      st.legal = [];
+      st.draw_offer = null;
+      if (st.clock) {
+        freezeClock();
+        st.clock.running = null;
+        st.clock.move_left_ms = null;
+      }
+      render();
+    } else if (msg.t === 'draw') {
+      st.draw_offer = d.offer;
+      notice = d.declined_by && d.declined_by !== st.you ? t('drawDeclined') : '';
+      renderSide();
+    } else if (msg.t === 'rematch') {
+      st.rematch = d;
+      if (askedRematch && d.url) {
+        location.href = d.url;
+        return;
+      }
+      renderSide();
+    }
+  }
+
+  // Keep the time the running side used until now when its clock stops.
+  function freezeClock() {
+    const c = st.clock;
+    if (!c || !c.running) return;
+    const used = performance.now() - receivedAt;
+    c[`${c.running}_ms`] = Math.max(0, c[`${c.running}_ms`] - used);
+  }
+
+  function render() {
+    if (!st) return;
+    view.setFlipped(st.you === 'black');
+    if (browsing !== null && browsing >= st.moves.length) browsing = null;
+    if (browsing !== null) {
+      // An earlier position from the move list, as this viewer knew it: not playable.
+      const boards = boardsBefore(st.start_fen, st.moves);
+      const ply = browsing ? st.moves[browsing - 1] : null;
+      view.setPosition(boards[browsing], {
+        lastMove: ply ? { from: ply.from, to: ply.to } : null,
+        check: ply && ply.check ? kingSquare(boards[browsing], ply.color === 'red' ? 'black' : 'red') : null,
+      });
+      pendingAnim = null;
+      boardBox.dataset.browsing = String(browsing);
+      boardBox.dataset.turn = st.turn;
+      boardBox.dataset.status = st.status;
+      renderSide();
+      return;
+    }
+    delete boardBox.dataset.browsing;
+    const board = parseBoard(st.fen);
+    const last = st.moves.length ? st.moves[st.moves.length - 1] : null;
+    const live = st.status === 'live';
+    view.setPosition(board, {
+      lastMove: last ? { from: last.from, to: last.to } : null,
+      check: st.check ? kingSquare(board, st.turn) : null,
+      legal: live ? st.legal : [],
+      animate: pendingAnim,
+      peek: st.end && st.end.deal ? dealMap(st.end.deal) : null,
+    });
+    pendingAnim = null;
+    boardBox.dataset.turn = st.turn;
+    boardBox.dataset.status = st.status;
+    renderSide();
+  }
+
+  function playerPanel(color) {
+    const p = st.players[color];
+    const mine = st.you === color;
+    const who = p.kind === 'engine' ? `${t('engine')} L${p.level}` : t('human');
+    const online = p.kind === 'engine' || p.connected;
+    const clock = st.clock ? h('div', { class: 'clock', id: `clock-${color}`, dataset: { color } },
+      h('span', { class: 'game-time', title: t('gameTime') }, ''),
+      st.time && st.time.move_ms ? h('span', { class: 'step-time', title: t('stepTime') }, '') : null) : null;
+    const turn = st.status === 'live' && st.turn === color;
+    return h('div', { class: `player ${color}${turn ? ' to-move' : ''}`, id: `player-${color}` },
+      h('span', { class: `dot ${online ? 'on' : 'off'}`, title: online ? t('connected') : t('away') }),
+      h('span', { class: 'name' }, `${t(color)} · ${who}${mine ? ` (${t('you')})` : ''}`),
+      clock);
+  }
+
+  function statusLine() {
+    if (st.end) {
+      return h('div', { class: 'status result', id: 'result', dataset: { result: st.end.result, reason: st.end.reason } },
+        resultText(st.end.result, st.end.reason));
+    }
+    if (st.status === 'waiting') return h('div', { class: 'status', id: 'status' }, t('waitingPlayer'));
+    const mine = st.you === st.turn;
+    let text = st.you === 'spectator' ? `${t(st.turn)} ${t('toMove')}` : mine ? t('yourTurn') : t('theirTurn');
+    if (st.check) text += ` · ${t('check')}`;
+    return h('div', { class: `status${mine ? ' mine' : ''}${st.check ? ' in-check' : ''}`, id: 'status' }, text);
+  }
+
+  function actions() {
+    if (st.you === 'spectator') return h('div', { class: 'actions muted' }, `${t('spectator')} · ${t('spectators')}: ${st.spectators}`);
+    const me = st.you;
+    const them = me === 'red' ? 'black' : 'red';
+    const btns = [];
+    if (st.status === 'live') {
+      btns.push(h('button', {
+        type: 'button',
+        id: 'resign',
+        class: resignArmed ? 'danger armed' : 'danger',
+        onclick: () => {
+          if (resignArmed) {
+            clearTimeout(resignArmed);
+            resignArmed = null;
+            send('resign');
+          } else {
+            resignArmed = setTimeout(() => {
+              resignArmed = null;
+              renderSide();
+            }, 4000);
+          }
+          renderSide();
+        },
+      }, resignArmed ? t('confirmResign') : t('resign')));
+      if (st.draw_offer === them) {
+        btns.push(h('span', { class: 'offer' }, t('drawOffered')));
+        btns.push(h('button', { type: 'button', id: 'accept-draw', onclick: () => send('accept_draw') }, t('acceptDraw')));
+        btns.push(h('button', { type: 'button', id: 'decline-draw', onclick: () => send('decline_draw') }, t('declineDraw')));
+      } else if (st.draw_offer === me) {
+        btns.push(h('span', { class: 'offer' }, t('youOfferedDraw')));
+      } else {
+        btns.push(h('button', { type: 'button', id: 'offer-draw', onclick: () => send('offer_draw') }, t('offerDraw')));
+      }
+      const opp = st.players[them];
+      if (opp.kind === 'human' && opp.joined && !opp.connected && opp.away_ms !== null) {
+        const away = opp.away_ms + (performance.now() - presenceAt);
+        if (away >= st.abandon_ms) {
+          btns.push(h('button', { type: 'button', id: 'claim', onclick: () => send('claim_abandonment') }, t('claimWin')));
+        }
+      }
+    } else if (st.status === 'finished') {
+      const r = st.rematch;
+      if (r && r.url) {
+        btns.push(h('a', { class: 'button primary', id: 'rematch-go', href: r.url }, t('rematchGo')));
+      } else if (r && r.offered_by && r.offered_by.includes(me)) {
+        btns.push(h('span', { class: 'offer' }, t('rematchWaiting')));
+      } else {
+        if (r && r.offered_by && r.offered_by.includes(them)) btns.push(h('span', { class: 'offer' }, t('rematchOffered')));
+        btns.push(h('button', {
+          type: 'button',
+          id: 'rematch',
+          class: 'primary',
+          onclick: () => {
+            askedRematch = true;
+            send('rematch');
+          },
+        }, t('rematch')));
+      }
+      btns.push(h('a', { class: 'button', id: 'to-replay', href: `/replay/${id}` }, t('replay')));
+    }
+    return h('div', { class: 'actions' }, btns);
+  }
+
+  function invite() {
+    if (st.status !== 'waiting' || st.you === 'spectator') return null;
+    let link = null;
+    try {
+      link = sessionStorage.getItem(`jieqi.invite.${id}`);
+    } catch (_) {
+      link = null;
+    }
+    if (!link) return null;
+    const url = new URL(link, location.origin).href;
+    const input = h('input', { type: 'text', readonly: true, value: url, id: 'invite-url', onclick: (e) => e.target.select() });
+    const copy = h('button', {
+      type: 'button',
+      onclick: async (e) => {
+        try {
+          await navigator.clipboard.writeText(url);
+          e.target.textContent = t('copied');
+        } catch (_) {
+          input.select();
+        }
+      },
+    }, t('copy'));
+    return h('div', { class: 'invite card' }, h('div', {}, t('inviteLink')), h('div', { class: 'row' }, input, copy));
+  }
+
+  function renderSide() {
+    if (!st) return;
+    const top = st.you === 'black' ? 'red' : 'black';
+    const bottom = top === 'red' ? 'black' : 'red';
+    const mode = notationMode();
+    const texts = moveTexts(st.start_fen, st.moves, mode);
+    const lost = capturedBySide(st.moves);
+    const capturedRow = (color) => h('div', { class: 'captured-row', dataset: { color } },
+      h('span', { class: 'side-name' }, t(color)),
+      h('span', {}, lost[color].length ? lost[color].map((l) => miniPiece(l, 20)) : h('span', { class: 'muted' }, '—')));
+    const list = moveTable(texts, st.moves, browsing === null ? st.moves.length : browsing, browse);
+    side.replaceChildren(...[
+      playerPanel(top),
+      statusLine(),
+      notice ? h('div', { class: 'notice', id: 'notice' }, notice) : null,
+      browsing !== null
+        ? h('button', { type: 'button', class: 'browsing', id: 'back-to-game', onclick: () => browse(null) },
+          `${t('viewing').replace('{n}', String(browsing))} · ${t('backToGame')}`)
+        : null,
+      invite(),
+      actions(),
+      h('div', { class: 'card moves-card' },
+        h('div', { class: 'card-head' }, h('b', {}, t('moves')), notationSwitch(renderSide)),
+        h('div', { class: 'moves-scroll', id: 'moves' }, list)),
+      h('div', { class: 'card pools' }, h('b', {}, t('pool')),
+        poolView('red', st.pools.red, st.pools.known_captured && st.pools.known_captured.red),
+        poolView('black', st.pools.black, st.pools.known_captured && st.pools.known_captured.black)),
+      h('div', { class: 'card captured' }, h('b', {}, t('captured')), capturedRow('red'), capturedRow('black')),
+      commitmentBox(st.commitment, st.end),
+      playerPanel(bottom),
+    ].filter(Boolean));
+    const scroll = side.querySelector('.moves-scroll');
+    scroll.scrollTop = scroll.scrollHeight;
+    tick();
+  }
+
+  function tick() {
+    if (!st || !st.clock) return;
+    const c = st.clock;
+    const elapsed = performance.now() - receivedAt;
+    for (const color of ['red', 'black']) {
+      const box = side.querySelector(`#clock-${color}`);
+      if (!box) continue;
+      const running = c.running === color;
+      const left = c[`${color}_ms`] - (running ? elapsed : 0);
+      const gt = box.querySelector('.game-time');
+      gt.textContent = `${t('gameTime')} ${fmtClock(left)}`;
+      box.classList.toggle('running', running);
+      box.classList.toggle('low', left < 10000);
+      const stEl = box.querySelector('.step-time');
+      if (stEl) {
+        const step = running && c.move_left_ms !== null ? c.move_left_ms - elapsed : st.time.move_ms;
+        stEl.textContent = `${t('stepTime')} ${fmtClock(step)}`;
+        stEl.classList.toggle('low', running && step < 10000);
+      }
+    }
+  }
+
+  function hover(sq, letter, e) {
+    if (sq === hoverSq && !tooltip.classList.contains('hidden')) {
+      position(e);
+      return;
+    }
+    hoverSq = sq;
+    if (!st || !letter || (letter !== 'X' && letter !== 'x')) {
+      tooltip.classList.add('hidden');
+      return;
+    }
+    const color = letter === 'X' ? 'red' : 'black';
+    tooltip.replaceChildren(oddsTooltip(color, st.pools[color]));
+    tooltip.dataset.sq = sq;
+    tooltip.classList.remove('hidden');
+    position(e);
+  }
+
+  function position(e) {
+    const wrap = tooltip.parentElement.getBoundingClientRect();
+    tooltip.style.left = `${e.clientX - wrap.left + 16}px`;
+    tooltip.style.top = `${e.clientY - wrap.top + 16}px`;
+  }
+
+  // Look at an earlier position (n plies played), or back to the game (null).
+  function browse(n) {
+    browsing = n === null || n >= st.moves.length ? null : Math.max(0, n);
+    view.select(null);
+    render();
+  }
+
+  document.addEventListener('keydown', (e) => {
+    if (!st || (e.target && (e.target.tagName === 'INPUT' || e.target.tagName === 'SELECT'))) return;
+    const at = browsing === null ? st.moves.length : browsing;
+    if (e.key === 'Escape') {
+      view.select(null);
+      if (browsing !== null) browse(null);
+    } else if (e.key === 'ArrowLeft') browse(at - 1);
+    else if (e.key === 'ArrowRight') browse(at + 1);
+    else return;
+    e.preventDefault();
+  });
+  onLangChange(() => {
+    render();
+    if (!connected && st) banner.textContent = t('reconnecting');
+  });
+  setInterval(tick, 100);
+  // Presence `away_ms` grows while nobody tells us: redraw the buttons now and then.
+  setInterval(() => {
+    if (!st || st.status !== 'live' || st.you === 'spectator') return;
+    const opp = st.players[st.you === 'red' ? 'black' : 'red'];
+    if (opp.kind === 'human' && opp.joined && !opp.connected) renderSide();
+  }, 5000);
+  connect();
+}

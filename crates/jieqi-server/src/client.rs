@@ -1,0 +1,196 @@
+//! A small client for the server's own protocol, used by the load test and the
+//! integration tests: plain HTTP/1.1 requests and a WebSocket wrapper.
+
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use futures_util::{SinkExt, StreamExt};
+use serde_json::Value;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+use tokio_tungstenite::tungstenite::Message;
+use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
+
+/// A client-side failure.
+#[derive(Debug, thiserror::Error)]
+pub enum ClientError {
+    /// Network.
+    #[error("i/o: {0}")]
+    Io(#[from] std::io::Error),
+    /// WebSocket.
+    #[error("websocket: {0}")]
+    Ws(#[from] tokio_tungstenite::tungstenite::Error),
+    /// Unreadable answer.
+    #[error("bad answer: {0}")]
+    Bad(String),
+    /// Nothing arrived in time.
+    #[error("timed out waiting for the server")]
+    Timeout,
+    /// The server closed the connection.
+    #[error("connection closed")]
+    Closed,
+}
+
+/// An HTTP answer.
+#[derive(Debug, Clone)]
+pub struct HttpResponse {
+    /// Status code.
+    pub status: u16,
+    /// Content type header, if any.
+    pub content_type: Option<String>,
+    /// Body.
+    pub body: Vec<u8>,
+}
+
+impl HttpResponse {
+    /// The body as JSON.
+    pub fn json(&self) -> Result<Value, ClientError> {
+        serde_json::from_slice(&self.body).map_err(|e| ClientError::Bad(format!("not JSON: {e}")))
+    }
+}
+
+/// One HTTP/1.1 request (`Connection: close`).
+pub async fn http(
+    addr: SocketAddr,
+    method: &str,
+    path: &str,
+    body: Option<&str>,
+) -> Result<HttpResponse, ClientError> {
+    let mut s = TcpStream::connect(addr).await?;
+    let body = body.unwrap_or("");
+    let req = format!(
+        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    s.write_all(req.as_bytes()).await?;
+    let mut raw = Vec::new();
+    s.read_to_end(&mut raw).await?;
+    let split = raw
+        .windows(4)
+        .position(|w| w == b"\r\n\r\n")
+        .ok_or_else(|| ClientError::Bad("no header end".into()))?;
+    let head = String::from_utf8_lossy(&raw[..split]).to_string();
+    let mut body = raw[split + 4..].to_vec();
+    let status = head
+        .split_whitespace()
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .ok_or_else(|| ClientError::Bad(format!("status line: {head}")))?;
+    let header = |name: &str| {
+        head.lines().skip(1).find_map(|l| {
+            let (k, v) = l.split_once(':')?;
+            k.trim()
+                .eq_ignore_ascii_case(name)
+                .then(|| v.trim().to_string())
+        })
+    };
+    if header("transfer-encoding").is_some_and(|v| v.eq_ignore_ascii_case("chunked")) {
+        body = dechunk(&body)?;
+    }
+    Ok(HttpResponse {
+        status,
+        content_type: header("content-type"),
+        body,
+    })
+}
+
+fn dechunk(mut b: &[u8]) -> Result<Vec<u8>, ClientError> {
+    let mut out = Vec::new();
+    loop {
+        let nl = b
+            .windows(2)
+            .position(|w| w == b"\r\n")
+            .ok_or_else(|| ClientError::Bad("chunk size".into()))?;
+        let size = usize::from_str_radix(String::from_utf8_lossy(&b[..nl]).trim(), 16)
+            .map_err(|e| ClientError::Bad(format!("chunk size: {e}")))?;
+        b = &b[nl + 2..];
+        if size == 0 {
+            return Ok(out);
+        }
+        if b.len() < size + 2 {
+            return Err(ClientError::Bad("short chunk".into()));
+        }
+        out.extend_from_slice(&b[..size]);
+        b = &b[size + 2..];
+    }
+}
+
+/// A WebSocket connection speaking the `{t, d, v}` protocol.
+pub struct WsClient {
+    ws: WebSocketStream<MaybeTlsStream<TcpStream>>,
+    /// Every message received, in order (for leak checks).
+    pub log: Vec<Value>,
+    /// Keep [`WsClient::log`].
+    pub keep_log: bool,
+}
+
+impl WsClient {
+    /// Connects to `ws://addr/ws`.
+    pub async fn connect(addr: SocketAddr) -> Result<WsClient, ClientError> {
+        let (ws, _) = tokio_tungstenite::connect_async(format!("ws://{addr}/ws")).await?;
+        Ok(WsClient {
+            ws,
+            log: Vec::new(),
+            keep_log: true,
+        })
+    }
+
+    /// Sends a message.
+    pub async fn send(&mut self, t: &str, d: Value, v: Option<u64>) -> Result<(), ClientError> {
+        let mut m = serde_json::json!({ "t": t, "d": d });
+        if let Some(v) = v {
+            m["v"] = v.into();
+        }
+        self.send_raw(m.to_string()).await
+    }
+
+    /// Sends any text frame.
+    pub async fn send_raw(&mut self, text: String) -> Result<(), ClientError> {
+        self.ws.send(Message::text(text)).await?;
+        Ok(())
+    }
+
+    /// Sends a binary frame.
+    pub async fn send_binary(&mut self, b: Vec<u8>) -> Result<(), ClientError> {
+        self.ws.send(Message::binary(b)).await?;
+        Ok(())
+    }
+
+    /// The next message, within `wait`.
+    pub async fn recv(&mut self, wait: Duration) -> Result<Value, ClientError> {
+        loop {
+            let m = tokio::time::timeout(wait, self.ws.next())
+                .await
+                .map_err(|_| ClientError::Timeout)?;
+            match m {
+                None => return Err(ClientError::Closed),
+                Some(Err(e)) => return Err(e.into()),
+                Some(Ok(Message::Text(t))) => {
+                    let v: Value =
+                        serde_json::from_str(&t).map_err(|e| ClientError::Bad(e.to_string()))?;
+                    if self.keep_log {
+                        self.log.push(v.clone());
+                    }
+                    return Ok(v);
+                }
+                Some(Ok(Message::Close(_))) => return Err(ClientError::Closed),
+                Some(Ok(_)) => continue,
+            }
+        }
+    }
+
+    /// Messages until one of type `t` (returned), within `wait` each.
+    pub async fn recv_until(&mut self, t: &str, wait: Duration) -> Result<Value, ClientError> {
+        loop {
+            let m = self.recv(wait).await?;
+            if m["t"] == t {
+                return Ok(m);
+            }
+        }
+    }
+
+    /// Closes the connection.
+    pub async fn close(mut self) {
+        let _ = self.ws.close(None).await;
+    }
+}

@@ -1,0 +1,343 @@
+//! Engine players: a small trait so the server does not care which engine plays, a
+//! built-in greedy player, and a bounded pool that runs engines off the async runtime.
+//!
+//! An engine only ever receives a [`Position`] built from its own side's view, so it
+//! cannot play on knowledge its side does not have.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use jieqi_core::{Color, Move, Piece, Position, Reveals, Role};
+use tokio::sync::Semaphore;
+
+/// An engine's judgement of a position.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Evaluation {
+    /// Centipawns for the side to move; `None` when it has no legal move.
+    pub score_cp: Option<i32>,
+    /// The best move found.
+    pub best: Option<Move>,
+    /// Search depth reached (plies).
+    pub depth: u32,
+}
+
+/// Something that plays Jieqi from one side's view.
+pub trait Engine: Send + Sync + 'static {
+    /// A short name (shown with evaluations).
+    fn name(&self) -> &str;
+    /// The move to play at `level` (1 = weakest) within about `budget`; `None` only
+    /// when there is no legal move. `history` holds the hashes of the earlier
+    /// positions of the game as this side knew them, oldest first (for repetitions).
+    fn choose(&self, pos: &Position, level: u8, budget: Duration, history: &[u64]) -> Option<Move>;
+    /// Evaluates the position for the side to move.
+    fn evaluate(&self, pos: &Position, budget: Duration) -> Evaluation;
+}
+
+/// The built-in player: level 1 plays a random legal move; higher levels take the move
+/// with the best one-ply material balance (expected value for face-down pieces, a
+/// penalty for leaving the moved piece attacked), ties broken at random.
+#[derive(Copy, Clone, Debug, Default)]
+pub struct GreedyEngine;
+
+fn value(role: Role) -> i32 {
+    match role {
+        Role::King => 10_000,
+        Role::Rook => 900,
+        Role::Cannon => 450,
+        Role::Horse => 400,
+        Role::Elephant | Role::Advisor => 200,
+        Role::Pawn => 100,
+    }
+}
+
+/// The expected value of one of `color`'s face-down pieces under `pos`'s pool.
+fn hidden_value(pos: &Position, color: Color) -> i32 {
+    let pool = pos.pool();
+    let (mut sum, mut n) = (0i32, 0i32);
+    for r in Role::HIDDEN {
+        let c = i32::from(pool.get(color, r));
+        sum += c * value(r);
+        n += c;
+    }
+    if n == 0 { 300 } else { sum / n }
+}
+
+fn piece_value(pos: &Position, p: Piece) -> i32 {
+    match p {
+        Piece::Up(_, r) => value(r),
+        Piece::Down(c) => hidden_value(pos, c),
+    }
+}
+
+fn random_u32() -> u32 {
+    let mut b = [0u8; 4];
+    getrandom::fill(&mut b).expect("the operating system's random generator failed");
+    u32::from_le_bytes(b)
+}
+
+impl GreedyEngine {
+    /// Scores every legal move; returns the best (random among equals).
+    fn best(&self, pos: &Position) -> Option<(Move, i32)> {
+        let us = pos.turn();
+        let mut best: Option<(Move, i32)> = None;
+        let mut ties = 0u32;
+        let mut scratch = pos.clone();
+        for &m in pos.legal_moves().as_slice() {
+            let gain = pos.piece_at(m.to).map_or(0, |p| piece_value(pos, p));
+            let mover = pos.piece_at(m.from).map_or(0, |p| piece_value(pos, p));
+            let undo = scratch.play_unchecked(m, Reveals::NONE);
+            let board = scratch.board();
+            let attacked = board
+                .pieces()
+                .any(|(sq, p)| p.color() != us && board.piece_attacks(sq, m.to));
+            let mut score = gain - if attacked { mover } else { 0 };
+            if scratch.is_check() {
+                score += 30;
+            }
+            if scratch.count_legal() == 0 {
+                score += 100_000;
+            }
+            scratch.unplay(undo);
+            match best {
+                Some((_, s)) if s > score => {}
+                Some((_, s)) if s == score => {
+                    ties += 1;
+                    if random_u32() % (ties + 1) == 0 {
+                        best = Some((m, score));
+                    }
+                }
+                _ => {
+                    ties = 0;
+                    best = Some((m, score));
+                }
+            }
+        }
+        best
+    }
+
+    /// Material balance for the side to move.
+    fn material(pos: &Position) -> i32 {
+        let us = pos.turn();
+        pos.board()
+            .pieces()
+            .filter(|(_, p)| !matches!(p, Piece::Up(_, Role::King)))
+            .map(|(_, p)| {
+                let v = piece_value(pos, p);
+                if p.color() == us { v } else { -v }
+            })
+            .sum()
+    }
+}
+
+impl Engine for GreedyEngine {
+    fn name(&self) -> &str {
+        "greedy"
+    }
+
+    fn choose(
+        &self,
+        pos: &Position,
+        level: u8,
+        _budget: Duration,
+        _history: &[u64],
+    ) -> Option<Move> {
+        let moves = pos.legal_moves();
+        if moves.is_empty() {
+            return None;
+        }
+        if level <= 1 {
+            let i = random_u32() as usize % moves.len();
+            return Some(moves.as_slice()[i]);
+        }
+        self.best(pos).map(|(m, _)| m)
+    }
+
+    fn evaluate(&self, pos: &Position, _budget: Duration) -> Evaluation {
+        match self.best(pos) {
+            None => Evaluation {
+                score_cp: None,
+                best: None,
+                depth: 1,
+            },
+            Some((m, s)) => Evaluation {
+                score_cp: Some(Self::material(pos) + s.clamp(-10_000, 10_000)),
+                best: Some(m),
+                depth: 1,
+            },
+        }
+    }
+}
+
+/// The project's search engine (`jieqi_engine`): level 1–8 maps to skill levels
+/// 0–20, the move time to the budget the game allows. Engines (each with its own
+/// transposition table) are reused between moves.
+pub struct SearchEngine {
+    idle: std::sync::Mutex<Vec<jieqi_engine::Engine>>,
+    hash_mb: usize,
+}
+
+impl SearchEngine {
+    /// Engines with `hash_mb` MiB of table each.
+    pub fn new(hash_mb: usize) -> SearchEngine {
+        SearchEngine {
+            idle: std::sync::Mutex::new(Vec::new()),
+            hash_mb,
+        }
+    }
+
+    fn with_engine<T>(&self, skill: u8, f: impl FnOnce(&mut jieqi_engine::Engine) -> T) -> T {
+        let taken = self.idle.lock().ok().and_then(|mut v| v.pop());
+        let mut e = taken.unwrap_or_else(|| {
+            jieqi_engine::Engine::new(jieqi_engine::Options {
+                hash_mb: self.hash_mb,
+                ..jieqi_engine::Options::default()
+            })
+        });
+        let mut opts = e.options().clone();
+        opts.skill_level = skill;
+        opts.threads = 1;
+        e.set_options(opts);
+        e.new_game();
+        e.clear_stop();
+        let r = f(&mut e);
+        if let Ok(mut v) = self.idle.lock() {
+            v.push(e);
+        }
+        r
+    }
+}
+
+/// Skill level 0–20 of a server level 1–8.
+pub fn skill_of(level: u8) -> u8 {
+    match level {
+        0 | 1 => 0,
+        8.. => 20,
+        l => (l - 1) * 3,
+    }
+}
+
+impl Engine for SearchEngine {
+    fn name(&self) -> &str {
+        "jieqi-engine"
+    }
+
+    fn choose(&self, pos: &Position, level: u8, budget: Duration, history: &[u64]) -> Option<Move> {
+        let limits = jieqi_engine::Limits::movetime(budget.max(Duration::from_millis(20)));
+        self.with_engine(skill_of(level), |e| e.search(pos, &limits, history).map(|r| r.best))
+    }
+
+    fn evaluate(&self, pos: &Position, budget: Duration) -> Evaluation {
+        let limits = jieqi_engine::Limits::movetime(budget);
+        self.with_engine(20, |e| match e.search(pos, &limits, &[]) {
+            None => Evaluation { score_cp: None, best: None, depth: 0 },
+            Some(r) => Evaluation {
+                score_cp: Some(match r.score {
+                    jieqi_engine::Score::Cp(c) => c,
+                    jieqi_engine::Score::Mate(m) if m > 0 => 100_000 - m,
+                    jieqi_engine::Score::Mate(m) => -100_000 - m,
+                }),
+                best: Some(r.best),
+                depth: r.depth,
+            },
+        })
+    }
+}
+
+/// Runs engines on blocking threads, at most `threads` at a time.
+#[derive(Clone)]
+pub struct EnginePool {
+    engine: Arc<dyn Engine>,
+    permits: Arc<Semaphore>,
+}
+
+/// The pool is saturated.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("the engine pool is busy")]
+pub struct Busy;
+
+impl EnginePool {
+    /// A pool running `engine` on at most `threads` threads at once.
+    pub fn new(engine: Arc<dyn Engine>, threads: usize) -> EnginePool {
+        EnginePool {
+            engine,
+            permits: Arc::new(Semaphore::new(threads.max(1))),
+        }
+    }
+
+    /// The engine's name.
+    pub fn name(&self) -> String {
+        self.engine.name().to_string()
+    }
+
+    /// The engine's move (waits for a free thread).
+    pub async fn choose(
+        &self,
+        pos: Position,
+        level: u8,
+        budget: Duration,
+        history: Vec<u64>,
+    ) -> Option<Move> {
+        let permit = Arc::clone(&self.permits).acquire_owned().await.ok()?;
+        let engine = Arc::clone(&self.engine);
+        tokio::task::spawn_blocking(move || {
+            let _permit = permit;
+            engine.choose(&pos, level, budget, &history)
+        })
+        .await
+        .ok()
+        .flatten()
+    }
+
+    /// An evaluation, or [`Busy`] at once when every thread is taken.
+    pub async fn evaluate(&self, pos: Position, budget: Duration) -> Result<Evaluation, Busy> {
+        let permit = Arc::clone(&self.permits)
+            .try_acquire_owned()
+            .map_err(|_| Busy)?;
+        let engine = Arc::clone(&self.engine);
+        tokio::task::spawn_blocking(move || {
+            let _permit = permit;
+            engine.evaluate(&pos, budget)
+        })
+        .await
+        .map_err(|_| Busy)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn search_engine_plays_legal_moves_at_every_level() {
+        let e = SearchEngine::new(1);
+        let start = Position::start();
+        for level in [1, 4, 8] {
+            let m = e.choose(&start, level, Duration::from_millis(30), &[]).unwrap();
+            assert!(start.is_legal(m));
+        }
+        let pos = Position::from_fen("3k5/9/r8/9/9/R8/9/9/9/4K4 w - - 0 1").unwrap();
+        let ev = e.evaluate(&pos, Duration::from_millis(50));
+        assert!(ev.best.is_some_and(|m| pos.is_legal(m)));
+        assert_eq!(skill_of(1), 0);
+        assert_eq!(skill_of(8), 20);
+    }
+
+    #[test]
+    fn greedy_takes_a_free_rook_and_plays_only_legal_moves() {
+        // Red rook on a5 can take an undefended black rook on a8.
+        let pos = Position::from_fen("3k5/9/r8/9/9/R8/9/9/9/4K4 w - - 0 1").unwrap();
+        let e = GreedyEngine;
+        assert_eq!(
+            e.choose(&pos, 5, Duration::ZERO, &[]).map(|m| m.to_string()),
+            Some("a4a7".to_string())
+        );
+        let start = Position::start();
+        for level in 1..=3 {
+            let m = e.choose(&start, level, Duration::ZERO, &[]).unwrap();
+            assert!(start.is_legal(m));
+        }
+        let ev = e.evaluate(&pos, Duration::ZERO);
+        assert_eq!(ev.best.map(|m| m.to_string()), Some("a4a7".to_string()));
+        assert!(ev.score_cp.unwrap() > 0);
+    }
+}

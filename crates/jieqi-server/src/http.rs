@@ -1,0 +1,561 @@
+//! HTTP routes: the JSON API (docs/protocol.md §2), the pages and assets, and the
+//! WebSocket upgrade.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::body::Bytes;
+use axum::extract::{DefaultBodyLimit, Path, Query, State, WebSocketUpgrade};
+use axum::http::{StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::{Json, Router};
+use jieqi_core::{ByColor, CapturedIdentity, Color, RuleSet, Viewer};
+use serde::{Deserialize, Serialize};
+use serde_json::json;
+use tokio::sync::oneshot;
+
+use crate::actor::{Cmd, replay_stored};
+use crate::clock::TimeControl;
+use crate::knowledge::{self, PlyOut};
+use crate::store::{ListKind, StoreError, Summary};
+use crate::{GameOptions, Shared, assets, util, ws};
+
+/// Every failure of the HTTP API, as a status and a JSON body.
+#[derive(Debug, thiserror::Error)]
+pub enum ApiError {
+    /// Bad request data.
+    #[error("{0}")]
+    BadRequest(String),
+    /// No such game.
+    #[error("no game with id {0}")]
+    NoGame(String),
+    /// The free seat is gone.
+    #[error("no free seat in this game")]
+    SeatTaken,
+    /// The game is still running.
+    #[error("the game is not finished")]
+    NotFinished,
+    /// A ply number past the end.
+    #[error("ply {0} is past the end of the game ({1} plies)")]
+    BadPly(usize, usize),
+    /// The engine pool is saturated.
+    #[error("the engine is busy; try again")]
+    Busy,
+    /// Anything else.
+    #[error("internal error: {0}")]
+    Internal(String),
+}
+
+impl From<StoreError> for ApiError {
+    fn from(e: StoreError) -> ApiError {
+        ApiError::Internal(e.to_string())
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let (status, code) = match &self {
+            ApiError::BadRequest(_) => (StatusCode::BAD_REQUEST, "bad_request"),
+            ApiError::NoGame(_) => (StatusCode::NOT_FOUND, "no_game"),
+            ApiError::SeatTaken => (StatusCode::CONFLICT, "seat_taken"),
+            ApiError::NotFinished => (StatusCode::CONFLICT, "not_finished"),
+            ApiError::BadPly(..) => (StatusCode::CONFLICT, "bad_ply"),
+            ApiError::Busy => (StatusCode::TOO_MANY_REQUESTS, "busy"),
+            ApiError::Internal(_) => (StatusCode::INTERNAL_SERVER_ERROR, "internal"),
+        };
+        if let ApiError::Internal(m) = &self {
+            tracing::error!("{m}");
+        }
+        let body = json!({ "error": { "code": code, "message": self.to_string() } });
+        (status, Json(body)).into_response()
+    }
+}
+
+/// The application's routes.
+pub fn router(shared: Arc<Shared>) -> Router {
+    Router::new()
+        .route("/", get(page))
+        .route("/game/{id}", get(page))
+        .route("/replay/{id}", get(page))
+        .route("/assets/{*path}", get(asset))
+        .route("/ws", get(upgrade))
+        .route("/api/health", get(health))
+        .route("/api/games", post(create).get(list))
+        .route("/api/games/{id}", get(summary))
+        .route("/api/games/{id}/join", post(join))
+        .route("/api/games/{id}/replay", get(replay))
+        .route("/api/games/{id}/eval", get(eval))
+        .route("/api/games/{id}/record", get(record))
+        .layer(DefaultBodyLimit::max(16 * 1024))
+        .with_state(shared)
+}
+
+async fn page() -> Response {
+    match assets::get("index.html") {
+        Some(b) => ([(header::CONTENT_TYPE, "text/html; charset=utf-8")], b).into_response(),
+        None => (
+            StatusCode::NOT_FOUND,
+            "this build has no web UI (crates/jieqi-server/assets/index.html was missing)",
+        )
+            .into_response(),
+    }
+}
+
+async fn asset(Path(path): Path<String>) -> Response {
+    match assets::get(&path) {
+        Some(b) => ([(header::CONTENT_TYPE, assets::content_type(&path))], b).into_response(),
+        None => (StatusCode::NOT_FOUND, "no such asset").into_response(),
+    }
+}
+
+async fn upgrade(State(shared): State<Arc<Shared>>, ws: WebSocketUpgrade) -> Response {
+    // Small buffers: messages are small, and the defaults (128 KiB each way) would
+    // cost a quarter of a megabyte per idle connection.
+    ws.max_message_size(ws::MAX_FRAME_BYTES)
+        .max_frame_size(ws::MAX_FRAME_BYTES)
+        .read_buffer_size(4 * 1024)
+        .write_buffer_size(0)
+        .max_write_buffer_size(ws::MAX_FRAME_BYTES * 4)
+        .on_upgrade(move |socket| ws::serve_socket(socket, shared))
+}
+
+async fn health(State(shared): State<Arc<Shared>>) -> Json<serde_json::Value> {
+    Json(json!({
+        "ok": true,
+        "games_in_memory": shared.registry.len(),
+        "connections": shared.connections(),
+    }))
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct CreateReq {
+    opponent: Option<String>,
+    level: Option<u8>,
+    color: Option<String>,
+    time: Option<String>,
+    move_time: Option<u64>,
+    rules: Option<String>,
+    captured_identity: Option<String>,
+    listed: Option<bool>,
+}
+
+#[derive(Serialize)]
+struct CreateResp {
+    id: String,
+    seat: &'static str,
+    token: String,
+    url: String,
+    invite_url: Option<String>,
+    commitment: String,
+}
+
+fn random_color() -> Color {
+    let mut b = [0u8; 1];
+    getrandom::fill(&mut b).expect("the operating system's random generator failed");
+    if b[0] & 1 == 0 {
+        Color::Red
+    } else {
+        Color::Black
+    }
+}
+
+fn parse_create(body: &[u8]) -> Result<(GameOptions, Color), ApiError> {
+    let req: CreateReq = if body.iter().all(u8::is_ascii_whitespace) {
+        CreateReq::default()
+    } else {
+        serde_json::from_slice(body)
+            .map_err(|e| ApiError::BadRequest(format!("request body: {e}")))?
+    };
+    let engine = match req.opponent.as_deref().unwrap_or("engine") {
+        "engine" => true,
+        "friend" => false,
+        o => {
+            return Err(ApiError::BadRequest(format!(
+                "opponent {o:?}: expected \"engine\" or \"friend\""
+            )));
+        }
+    };
+    let level = req.level.unwrap_or(3);
+    if !(1..=8).contains(&level) {
+        return Err(ApiError::BadRequest(format!(
+            "level {level}: expected 1 to 8"
+        )));
+    }
+    let me = match req.color.as_deref().unwrap_or("random") {
+        "random" => random_color(),
+        c => match c {
+            "red" => Color::Red,
+            "black" => Color::Black,
+            _ => {
+                return Err(ApiError::BadRequest(format!(
+                    "color {c:?}: expected red, black or random"
+                )));
+            }
+        },
+    };
+    let tc = TimeControl::parse(req.time.as_deref().unwrap_or("10+5"), req.move_time)
+        .map_err(|e| ApiError::BadRequest(e.to_string()))?;
+    let mut rules =
+        RuleSet::by_name(req.rules.as_deref().unwrap_or("standard")).ok_or_else(|| {
+            ApiError::BadRequest("rules: expected \"standard\" or \"tournament\"".into())
+        })?;
+    if let Some(ci) = &req.captured_identity {
+        rules.captured_identity = CapturedIdentity::parse(ci).ok_or_else(|| {
+            ApiError::BadRequest("captured_identity: expected capturer, nobody or everyone".into())
+        })?;
+    }
+    let opts = GameOptions {
+        rules,
+        tc,
+        engine: ByColor::new_with(|c| (engine && c != me).then_some(level)),
+        invite: (!engine).then_some(!me),
+        listed: !engine && req.listed.unwrap_or(false),
+        rematch_of: None,
+    };
+    Ok((opts, me))
+}
+
+async fn create(State(shared): State<Arc<Shared>>, body: Bytes) -> Result<Response, ApiError> {
+    let (opts, me) = parse_create(&body)?;
+    let invite = opts.invite;
+    let c = shared.create_game(opts).await?;
+    let url = |color: Color| format!("/game/{}?seat={}", c.id, c.tokens[color]);
+    let resp = CreateResp {
+        seat: me.name(),
+        token: c.tokens[me].clone(),
+        url: url(me),
+        invite_url: invite.map(url),
+        commitment: c.commitment.clone(),
+        id: c.id.clone(),
+    };
+    Ok((StatusCode::CREATED, Json(resp)).into_response())
+}
+
+async fn join(
+    State(shared): State<Arc<Shared>>,
+    Path(id): Path<String>,
+) -> Result<Response, ApiError> {
+    let tx = shared
+        .game(&id)
+        .await?
+        .ok_or_else(|| ApiError::NoGame(id.clone()))?;
+    let (reply, answer) = oneshot::channel();
+    tx.send(Cmd::ClaimInvite { reply })
+        .await
+        .map_err(|_| ApiError::Internal("the game stopped".into()))?;
+    let (seat, token) = answer
+        .await
+        .map_err(|_| ApiError::Internal("the game stopped".into()))?
+        .ok_or(ApiError::SeatTaken)?;
+    Ok(Json(json!({
+        "id": id,
+        "seat": seat.name(),
+        "url": format!("/game/{id}?seat={token}"),
+        "token": token,
+    }))
+    .into_response())
+}
+
+#[derive(Serialize)]
+struct SeatSummary {
+    kind: &'static str,
+    level: Option<u8>,
+    joined: bool,
+}
+
+#[derive(Serialize)]
+struct GameSummary {
+    id: String,
+    status: &'static str,
+    red: SeatSummary,
+    black: SeatSummary,
+    time: String,
+    move_time: Option<u64>,
+    rules: String,
+    plies: u32,
+    created_ms: u64,
+    updated_ms: u64,
+    result: Option<String>,
+    reason: Option<String>,
+}
+
+fn game_summary(s: &Summary) -> GameSummary {
+    let seat = |c: Color| SeatSummary {
+        kind: if s.engine[c].is_some() {
+            "engine"
+        } else {
+            "human"
+        },
+        level: s.engine[c],
+        joined: s.joined[c] || s.engine[c].is_some(),
+    };
+    GameSummary {
+        id: s.id.clone(),
+        status: if s.finish.is_some() {
+            "finished"
+        } else if s.started {
+            "live"
+        } else {
+            "waiting"
+        },
+        red: seat(Color::Red),
+        black: seat(Color::Black),
+        time: s.time.clone(),
+        move_time: s.move_time_s,
+        rules: s.rules.clone(),
+        plies: s.plies,
+        created_ms: s.created_ms,
+        updated_ms: s.updated_ms,
+        result: s.finish.as_ref().map(|f| f.result.clone()),
+        reason: s.finish.as_ref().map(|f| f.reason.clone()),
+    }
+}
+
+#[derive(Deserialize)]
+struct ListQuery {
+    list: Option<String>,
+    limit: Option<u32>,
+}
+
+async fn list(
+    State(shared): State<Arc<Shared>>,
+    Query(q): Query<ListQuery>,
+) -> Result<Response, ApiError> {
+    let kind = match q.list.as_deref().unwrap_or("live") {
+        "open" => ListKind::Open,
+        "live" => ListKind::Live,
+        "recent" => ListKind::Recent,
+        other => {
+            return Err(ApiError::BadRequest(format!(
+                "list {other:?}: expected open, live or recent"
+            )));
+        }
+    };
+    let limit = q.limit.unwrap_or(50);
+    if !(1..=200).contains(&limit) {
+        return Err(ApiError::BadRequest(format!(
+            "limit {limit}: expected 1 to 200"
+        )));
+    }
+    let games: Vec<GameSummary> = shared
+        .store
+        .list(kind, limit)
+        .await?
+        .iter()
+        .map(game_summary)
+        .collect();
+    Ok(Json(json!({ "games": games })).into_response())
+}
+
+async fn load_summary(shared: &Shared, id: &str) -> Result<Summary, ApiError> {
+    if !util::is_game_id(id) {
+        return Err(ApiError::NoGame(id.to_string()));
+    }
+    shared
+        .store
+        .summary(id)
+        .await?
+        .ok_or_else(|| ApiError::NoGame(id.to_string()))
+}
+
+async fn summary(
+    State(shared): State<Arc<Shared>>,
+    Path(id): Path<String>,
+) -> Result<Response, ApiError> {
+    let s = load_summary(&shared, &id).await?;
+    let mut v =
+        serde_json::to_value(game_summary(&s)).map_err(|e| ApiError::Internal(e.to_string()))?;
+    v["commitment"] = json!(s.commitment);
+    Ok(Json(v).into_response())
+}
+
+/// A finished game's referee record.
+async fn finished_game(
+    shared: &Shared,
+    id: &str,
+) -> Result<
+    (
+        crate::store::StoredGame,
+        jieqi_core::Game,
+        Vec<knowledge::PlyMeta>,
+    ),
+    ApiError,
+> {
+    if !util::is_game_id(id) {
+        return Err(ApiError::NoGame(id.to_string()));
+    }
+    let stored = shared
+        .store
+        .load(id)
+        .await?
+        .ok_or_else(|| ApiError::NoGame(id.to_string()))?;
+    if stored.finish.is_none() {
+        return Err(ApiError::NotFinished);
+    }
+    let (game, metas, _) = replay_stored(&stored)?;
+    if game.outcome().is_none() {
+        return Err(ApiError::NotFinished);
+    }
+    Ok((stored, game, metas))
+}
+
+#[derive(Serialize)]
+struct ReplayResp {
+    game: GameSummary,
+    start_fen: String,
+    deal: String,
+    salt: String,
+    commitment: String,
+    commitment_ok: bool,
+    end: knowledge::EndOut,
+    moves: Vec<PlyOut>,
+    fens: Vec<String>,
+}
+
+async fn replay(
+    State(shared): State<Arc<Shared>>,
+    Path(id): Path<String>,
+) -> Result<Response, ApiError> {
+    let (stored, game, metas) = finished_game(&shared, &id).await?;
+    let s = load_summary(&shared, &id).await?;
+    let end = knowledge::end_out(&game, &stored.new.salt, &stored.new.commitment)
+        .ok_or(ApiError::NotFinished)?;
+    let referee = game.view(Viewer::Referee);
+    let fens = (1..=game.plies().len())
+        .map(|n| referee.position_after(n).fen())
+        .collect();
+    let resp = ReplayResp {
+        game: game_summary(&s),
+        start_fen: game.start().fen(),
+        deal: end.deal.clone(),
+        salt: end.salt.clone(),
+        commitment: end.commitment.clone(),
+        commitment_ok: end.commitment_ok,
+        moves: knowledge::plies_for(&game, Viewer::Referee, &metas),
+        fens,
+        end,
+    };
+    Ok(Json(resp).into_response())
+}
+
+#[derive(Deserialize)]
+struct EvalQuery {
+    ply: Option<usize>,
+}
+
+async fn eval(
+    State(shared): State<Arc<Shared>>,
+    Path(id): Path<String>,
+    Query(q): Query<EvalQuery>,
+) -> Result<Response, ApiError> {
+    let (_, game, _) = finished_game(&shared, &id).await?;
+    let n = q.ply.unwrap_or(0);
+    if n > game.plies().len() {
+        return Err(ApiError::BadPly(n, game.plies().len()));
+    }
+    // The side to move then, with what it knew then.
+    let turn = if n % 2 == 0 {
+        game.start().turn()
+    } else {
+        !game.start().turn()
+    };
+    let pos = game.view(Viewer::Player(turn)).position_after(n);
+    let fen = pos.fen();
+    let ev = shared
+        .engines
+        .evaluate(pos, Duration::from_millis(500))
+        .await
+        .map_err(|_| ApiError::Busy)?;
+    Ok(Json(json!({
+        "ply": n,
+        "fen": fen,
+        "turn": turn.name(),
+        "score_cp": ev.score_cp,
+        "best": ev.best.map(|m| m.to_string()),
+        "engine": shared.engines.name(),
+        "depth": ev.depth,
+    }))
+    .into_response())
+}
+
+#[derive(Deserialize)]
+struct RecordQuery {
+    format: Option<String>,
+}
+
+/// A finished game's record: PGN (Chinese notation) or JieqiBox JSON.
+async fn record(
+    State(shared): State<Arc<Shared>>,
+    Path(id): Path<String>,
+    Query(q): Query<RecordQuery>,
+) -> Result<Response, ApiError> {
+    use jieqi_core::record::{self, Format, Record};
+    let format = match q.format.as_deref().unwrap_or("pgn") {
+        "pgn" => Format::Pgn(record::CHINESE),
+        "jieqibox" => Format::JieqiBox,
+        f => {
+            return Err(ApiError::BadRequest(format!(
+                "format {f:?}: expected pgn or jieqibox"
+            )));
+        }
+    };
+    let (stored, game, metas) = finished_game(&shared, &id).await?;
+    let mut rec = Record::from_game(&game);
+    rec.deal_commitment = Some(stored.new.commitment.clone());
+    rec.deal_salt = Some(stored.new.salt.clone());
+    let date = metas.first().map_or(stored.new.created_ms, |m| m.at_ms);
+    rec.set_tag("Event", "jieqi server game");
+    rec.set_tag("Site", &format!("/game/{id}"));
+    rec.set_tag("Date", &date_text(date));
+    let name = |c: Color| match stored.new.seats[c].engine_level {
+        Some(l) => format!("{} level {l}", shared.engines.name()),
+        None => "human".to_string(),
+    };
+    rec.set_tag("Red", &name(Color::Red));
+    rec.set_tag("Black", &name(Color::Black));
+    rec.set_tag("TimeControl", &stored.new.time);
+    let (ctype, ext) = match format {
+        Format::JieqiBox => ("application/json", "json"),
+        _ => ("application/x-chess-pgn; charset=utf-8", "pgn"),
+    };
+    let text = record::write(&rec, format);
+    Ok((
+        [
+            (header::CONTENT_TYPE, ctype.to_string()),
+            (
+                header::CONTENT_DISPOSITION,
+                format!("attachment; filename=\"jieqi-{id}.{ext}\""),
+            ),
+        ],
+        text,
+    )
+        .into_response())
+}
+
+/// `YYYY.MM.DD` (the PGN date form) of a Unix-ms instant, in UTC.
+fn date_text(ms: u64) -> String {
+    let days = (ms / 86_400_000) as i64;
+    // Civil from days (proleptic Gregorian), after Howard Hinnant's algorithm.
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!("{y:04}.{m:02}.{d:02}")
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn dates_in_pgn_form() {
+        assert_eq!(super::date_text(0), "1970.01.01");
+        assert_eq!(super::date_text(1_764_465_000_000), "2025.11.30");
+        assert_eq!(super::date_text(951_782_400_000), "2000.02.29");
+    }
+}

@@ -1,0 +1,356 @@
+//! What a client is told, built only from that client's [`View`] of the game.
+//!
+//! The server keeps, for each kind of viewer (Red, Black, spectator), the position as
+//! that viewer knows it, advanced with the reveals [`View::reveals`] allows it. Every
+//! identity in a message comes from those positions or those reveals, never from the
+//! deal directly (the deal goes out only in [`EndOut`], once the game is over).
+
+use std::collections::BTreeMap;
+
+use jieqi_core::game::Ply;
+use jieqi_core::{ByColor, Color, Game, Material, Outcome, Piece, Position, Role, UciMove, Viewer};
+use jieqi_core::notation::{Notation, Script, write_move};
+use serde::Serialize;
+
+/// The three kinds of viewer the server serves.
+pub const VIEWERS: [Viewer; 3] = [Viewer::RED, Viewer::BLACK, Viewer::Spectator];
+
+/// Index of a served viewer in [`VIEWERS`].
+pub fn viewer_index(v: Viewer) -> usize {
+    match v {
+        Viewer::Player(Color::Red) => 0,
+        Viewer::Player(Color::Black) => 1,
+        _ => 2,
+    }
+}
+
+/// The name of a viewer in messages (`you`).
+pub fn viewer_name(v: Viewer) -> &'static str {
+    match v {
+        Viewer::Player(c) => c.name(),
+        _ => "spectator",
+    }
+}
+
+/// When and with how much time a ply was played.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct PlyMeta {
+    /// Accepted at (Unix ms).
+    pub at_ms: u64,
+    /// The mover's game time left after it.
+    pub clock_ms: Option<u64>,
+}
+
+/// One ply as a receiver may see it.
+#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+pub struct PlyOut {
+    /// Ply number (1 = Red's first move).
+    pub n: usize,
+    /// Mover.
+    pub color: &'static str,
+    /// Move with the suffix letters this receiver may see.
+    pub uci: String,
+    /// Origin.
+    pub from: String,
+    /// Destination.
+    pub to: String,
+    /// The identity a face-down mover revealed (public).
+    pub reveal: Option<String>,
+    /// What was taken, as this receiver knows it.
+    pub captured: Option<String>,
+    /// Gives check.
+    pub check: bool,
+    /// Chinese notation (as this receiver may see the move).
+    pub zh: Option<String>,
+    /// Mover's game time left.
+    pub clock_ms: Option<u64>,
+    /// When.
+    pub at_ms: u64,
+}
+
+fn letter(color: Color, role: Role) -> String {
+    Piece::Up(color, role).fen_char().to_string()
+}
+
+/// The ply `ply` (number `n`) as a receiver whose position before it was `before`
+/// sees it, with `captured` the identity of a captured face-down piece if that
+/// receiver may know it.
+pub fn ply_out(
+    before: &Position,
+    ply: &Ply,
+    captured: Option<Role>,
+    n: usize,
+    meta: PlyMeta,
+) -> PlyOut {
+    let rv = jieqi_core::Reveals {
+        mover: ply.reveals.mover,
+        captured,
+    };
+    let them = !ply.color;
+    let captured = match ply.captured {
+        None => None,
+        Some(Some(role)) => Some(letter(them, role)),
+        Some(None) => Some(match captured {
+            Some(role) => letter(them, role),
+            None => Piece::Down(them).fen_char().to_string(),
+        }),
+    };
+    PlyOut {
+        n,
+        color: ply.color.name(),
+        uci: UciMove::from_move(before, ply.mv, rv).to_string(),
+        from: ply.mv.from.to_string(),
+        to: ply.mv.to.to_string(),
+        reveal: ply.reveals.mover.map(|r| letter(ply.color, r)),
+        captured,
+        check: ply.check,
+        zh: Some(write_move(before, ply.mv, rv, Notation::Chinese(Script::Simplified))),
+        clock_ms: meta.clock_ms,
+        at_ms: meta.at_ms,
+    }
+}
+
+/// Every ply of `game` as `viewer` may see it.
+pub fn plies_for(game: &Game, viewer: Viewer, metas: &[PlyMeta]) -> Vec<PlyOut> {
+    let view = game.view(viewer);
+    let mut pos = game.start().clone();
+    game.plies()
+        .iter()
+        .enumerate()
+        .map(|(i, ply)| {
+            let rv = view.reveals(ply);
+            let meta = metas.get(i).copied().unwrap_or(PlyMeta {
+                at_ms: 0,
+                clock_ms: None,
+            });
+            let out = ply_out(&pos, ply, rv.captured, i + 1, meta);
+            pos.play_unchecked(ply.mv, rv);
+            out
+        })
+        .collect()
+}
+
+/// Pools (and known captured identities) as a receiver knows them.
+#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+pub struct PoolsOut {
+    /// Red's unplaced identities.
+    pub red: BTreeMap<char, u8>,
+    /// Black's.
+    pub black: BTreeMap<char, u8>,
+    /// Captured face-down pieces whose identity the receiver knows.
+    pub known_captured: ByColorOut<BTreeMap<char, u8>>,
+}
+
+/// A per-colour pair with `red`/`black` keys.
+#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+pub struct ByColorOut<T> {
+    /// Red's.
+    pub red: T,
+    /// Black's.
+    pub black: T,
+}
+
+fn counts(m: &Material, c: Color) -> BTreeMap<char, u8> {
+    Role::HIDDEN
+        .iter()
+        .filter(|&&r| m.get(c, r) > 0)
+        .map(|&r| (r.upper_char(), m.get(c, r)))
+        .collect()
+}
+
+/// The pools of a receiver's position.
+pub fn pools_out(pos: &Position) -> PoolsOut {
+    PoolsOut {
+        red: counts(pos.pool(), Color::Red),
+        black: counts(pos.pool(), Color::Black),
+        known_captured: ByColorOut {
+            red: counts(pos.captured(), Color::Red),
+            black: counts(pos.captured(), Color::Black),
+        },
+    }
+}
+
+/// The legal moves of `pos` as plain coordinate strings.
+pub fn legal_strings(pos: &Position) -> Vec<String> {
+    pos.legal_moves()
+        .as_slice()
+        .iter()
+        .map(ToString::to_string)
+        .collect()
+}
+
+/// The end of the game: public to everyone.
+#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+pub struct EndOut {
+    /// `1-0`, `0-1`, `1/2-1/2`.
+    pub result: &'static str,
+    /// Winner.
+    pub winner: Option<&'static str>,
+    /// Reason code.
+    pub reason: &'static str,
+    /// Sentence.
+    pub text: String,
+    /// The deal.
+    pub deal: String,
+    /// The salt.
+    pub salt: String,
+    /// The commitment published at creation.
+    pub commitment: String,
+    /// Whether deal + salt match the commitment.
+    pub commitment_ok: bool,
+    /// Every move with every suffix letter.
+    pub moves: Vec<String>,
+}
+
+/// The end of a finished game; `None` while it runs (so the deal cannot escape early).
+pub fn end_out(game: &Game, salt: &str, commitment: &str) -> Option<EndOut> {
+    let outcome = game.outcome()?;
+    // A spectator's view exposes the deal only once the game is over.
+    let deal = game.view(Viewer::Spectator).deal()?;
+    Some(EndOut {
+        result: outcome.result_str(),
+        winner: outcome.winner().map(Color::name),
+        reason: outcome.reason().code(),
+        text: outcome_text(outcome),
+        deal: deal.to_string(),
+        salt: salt.to_string(),
+        commitment: commitment.to_string(),
+        commitment_ok: deal.verify_commitment(salt, commitment),
+        moves: game
+            .view(Viewer::Referee)
+            .moves()
+            .iter()
+            .map(ToString::to_string)
+            .collect(),
+    })
+}
+
+/// "Red wins by checkmate".
+pub fn outcome_text(o: Outcome) -> String {
+    let s = o.to_string();
+    let mut c = s.chars();
+    match c.next() {
+        Some(f) => f.to_uppercase().chain(c).collect(),
+        None => s,
+    }
+}
+
+/// The three viewers' positions, kept move by move, with the hashes of their earlier
+/// positions (what an engine playing that side may use for repetitions).
+#[derive(Clone, Debug)]
+pub struct ViewerPositions(pub [Position; 3], pub [Vec<u64>; 3]);
+
+impl ViewerPositions {
+    /// The current positions of `game` for each served viewer.
+    pub fn of(game: &Game) -> ViewerPositions {
+        let n = game.plies().len();
+        ViewerPositions(
+            VIEWERS.map(|v| game.view(v).position()),
+            VIEWERS.map(|v| {
+                let view = game.view(v);
+                (0..n).map(|i| view.position_after(i).hash()).collect()
+            }),
+        )
+    }
+
+    /// The hashes of `v`'s earlier positions, oldest first.
+    pub fn history(&self, v: Viewer) -> &[u64] {
+        &self.1[viewer_index(v)]
+    }
+
+    /// The position of `v`.
+    pub fn get(&self, v: Viewer) -> &Position {
+        &self.0[viewer_index(v)]
+    }
+
+    /// Advances every viewer by the game's last ply; returns each viewer's [`PlyOut`].
+    pub fn advance(&mut self, game: &Game, meta: PlyMeta) -> [PlyOut; 3] {
+        let n = game.plies().len();
+        let ply = game.plies().last().expect("a ply was just played");
+        let mut outs = Vec::with_capacity(3);
+        for (i, v) in VIEWERS.iter().enumerate() {
+            let rv = game.view(*v).reveals(ply);
+            outs.push(ply_out(&self.0[i], ply, rv.captured, n, meta));
+            self.1[i].push(self.0[i].hash());
+            self.0[i].play_unchecked(ply.mv, rv);
+        }
+        let [a, b, c]: [PlyOut; 3] = outs.try_into().expect("three viewers");
+        [a, b, c]
+    }
+}
+
+/// Per-seat presence line.
+#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+pub struct SeatOut {
+    /// `human` / `engine`.
+    pub kind: &'static str,
+    /// Engine level.
+    pub level: Option<u8>,
+    /// Ever joined.
+    pub joined: bool,
+    /// Connected now.
+    pub connected: bool,
+    /// Absent for how long.
+    pub away_ms: Option<u64>,
+}
+
+/// Convenience: a `ByColor` as a JSON pair.
+pub fn pair<T: Clone>(b: &ByColor<T>) -> ByColorOut<T> {
+    ByColorOut {
+        red: b.red.clone(),
+        black: b.black.clone(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use jieqi_core::{Deal, RuleSet};
+
+    /// A spectator must not see the identity of a captured face-down piece under the
+    /// default rule, the capturer must.
+    #[test]
+    fn captured_identity_reaches_only_the_capturer() {
+        let deal = Deal::standard();
+        let mut g = Game::new(deal, RuleSet::STANDARD);
+        let mut vp = ViewerPositions::of(&g);
+        let meta = PlyMeta {
+            at_ms: 1,
+            clock_ms: None,
+        };
+        // Red's face-down cannon from b2 takes black's face-down horse on b9.
+        g.play_uci("b2b9").unwrap();
+        let [red, black, spec] = vp.advance(&g, meta);
+        assert_eq!(red.uci, "b2b9Cn");
+        assert!(red.zh.as_deref().unwrap().starts_with("炮八进七"), "{:?}", red.zh);
+        assert_eq!(red.captured.as_deref(), Some("n"));
+        assert_eq!(black.uci, "b2b9C");
+        assert_eq!(black.captured.as_deref(), Some("x"));
+        assert_eq!(spec, black);
+        assert_eq!(
+            pools_out(vp.get(Viewer::RED))
+                .known_captured
+                .black
+                .get(&'N'),
+            Some(&1)
+        );
+        assert!(
+            pools_out(vp.get(Viewer::Spectator))
+                .known_captured
+                .black
+                .is_empty()
+        );
+        assert_eq!(
+            pools_out(vp.get(Viewer::Spectator)).black.get(&'N'),
+            Some(&2)
+        );
+        for v in VIEWERS {
+            assert_eq!(vp.get(v).fen(), g.view(v).fen());
+            assert_eq!(plies_for(&g, v, &[meta])[0].uci, vp_uci(v));
+        }
+        assert!(end_out(&g, "s", "c").is_none());
+        fn vp_uci(v: Viewer) -> &'static str {
+            if v == Viewer::RED { "b2b9Cn" } else { "b2b9C" }
+        }
+    }
+}

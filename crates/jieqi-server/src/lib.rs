@@ -1,0 +1,393 @@
+//! The Jieqi (揭棋) game server: authoritative games over WebSockets (docs/protocol.md),
+//! fair deals with a published commitment, server-side clocks, durable storage in
+//! SQLite, engine opponents in a bounded thread pool, and the embedded web UI.
+//!
+//! Each game is owned by one task ([`actor`]); connections and HTTP handlers talk to
+//! it through a channel. Games are found through a sharded map, not a global lock.
+
+pub mod actor;
+pub mod assets;
+pub mod client;
+pub mod clock;
+pub mod engine;
+pub mod http;
+pub mod knowledge;
+pub mod protocol;
+pub mod store;
+pub mod util;
+pub mod ws;
+
+use std::collections::HashMap;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+
+use jieqi_core::{ByColor, Color, Deal, RuleSet};
+use tokio::sync::{mpsc, watch};
+
+use crate::actor::{Actor, Cmd};
+use crate::clock::TimeControl;
+use crate::engine::EnginePool;
+use crate::store::{Store, StoreError, Write};
+
+/// Server settings.
+#[derive(Clone, Debug)]
+pub struct Config {
+    /// Where to listen.
+    pub addr: SocketAddr,
+    /// The SQLite database file.
+    pub db: PathBuf,
+    /// Durability of each commit.
+    pub sync: store::SyncMode,
+    /// Engine threads (games thinking at once).
+    pub engine_threads: usize,
+    /// Absence after which the opponent may claim the game (ms).
+    pub abandon_ms: u64,
+    /// Which engine plays engine games.
+    pub engine: EngineKind,
+    /// Messages per second a connection may send (sustained).
+    pub rate_per_sec: f64,
+    /// Messages a connection may send in a burst.
+    pub rate_burst: f64,
+}
+
+impl Default for Config {
+    fn default() -> Config {
+        Config {
+            addr: SocketAddr::from(([127, 0, 0, 1], 8080)),
+            db: PathBuf::from("jieqi.db"),
+            sync: store::SyncMode::Full,
+            engine_threads: 1,
+            abandon_ms: 60_000,
+            engine: EngineKind::Search,
+            rate_per_sec: ws::RATE_PER_SEC,
+            rate_burst: ws::RATE_BURST,
+        }
+    }
+}
+
+/// The engine of engine games.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum EngineKind {
+    /// The project's search engine (`jieqi_engine`).
+    Search,
+    /// The built-in one-ply greedy player (fast; for tests and load tests).
+    Greedy,
+}
+
+impl EngineKind {
+    /// Parses `search` / `greedy`.
+    pub fn parse(s: &str) -> Option<EngineKind> {
+        match s {
+            "search" => Some(EngineKind::Search),
+            "greedy" => Some(EngineKind::Greedy),
+            _ => None,
+        }
+    }
+}
+
+/// How a new game is set up.
+#[derive(Clone, Debug)]
+pub struct GameOptions {
+    /// The rules.
+    pub rules: RuleSet,
+    /// The time control, `None` untimed.
+    pub tc: Option<TimeControl>,
+    /// Engine level per seat, `None` for a human.
+    pub engine: ByColor<Option<u8>>,
+    /// The seat handed out by the invite link.
+    pub invite: Option<Color>,
+    /// Listed under open games.
+    pub listed: bool,
+    /// The game it is a rematch of.
+    pub rematch_of: Option<String>,
+}
+
+/// A created game.
+#[derive(Clone, Debug)]
+pub struct Created {
+    /// Game id.
+    pub id: String,
+    /// Seat tokens (an engine seat's is never handed out).
+    pub tokens: ByColor<String>,
+    /// The deal commitment.
+    pub commitment: String,
+}
+
+/// The games in memory, in shards so that lookups of different games rarely contend.
+pub struct Registry {
+    shards: Vec<Mutex<HashMap<String, mpsc::Sender<Cmd>>>>,
+}
+
+impl Registry {
+    fn new() -> Registry {
+        Registry {
+            shards: (0..64).map(|_| Mutex::new(HashMap::new())).collect(),
+        }
+    }
+
+    fn shard(&self, id: &str) -> &Mutex<HashMap<String, mpsc::Sender<Cmd>>> {
+        let h = id.bytes().fold(0usize, |h, b| {
+            h.wrapping_mul(31).wrapping_add(usize::from(b))
+        });
+        &self.shards[h % self.shards.len()]
+    }
+
+    fn get(&self, id: &str) -> Option<mpsc::Sender<Cmd>> {
+        let s = self.shard(id).lock().unwrap_or_else(|p| p.into_inner());
+        s.get(id).filter(|tx| !tx.is_closed()).cloned()
+    }
+
+    /// Inserts `tx` unless a live entry exists; returns the entry in force and whether
+    /// it is `tx`.
+    fn insert(&self, id: &str, tx: mpsc::Sender<Cmd>) -> (mpsc::Sender<Cmd>, bool) {
+        let mut s = self.shard(id).lock().unwrap_or_else(|p| p.into_inner());
+        match s.get(id) {
+            Some(old) if !old.is_closed() => (old.clone(), false),
+            _ => {
+                s.insert(id.to_string(), tx.clone());
+                (tx, true)
+            }
+        }
+    }
+
+    /// Forgets a game (its task is ending).
+    pub fn remove(&self, id: &str) {
+        self.shard(id)
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .remove(id);
+    }
+
+    /// Games in memory.
+    pub fn len(&self) -> usize {
+        self.shards
+            .iter()
+            .map(|s| s.lock().unwrap_or_else(|p| p.into_inner()).len())
+            .sum()
+    }
+
+    /// Whether no game is in memory.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// State shared by every task of one server.
+pub struct Shared {
+    /// Settings.
+    pub config: Config,
+    /// Storage.
+    pub store: Arc<dyn Store>,
+    /// Engines.
+    pub engines: EnginePool,
+    /// Games in memory.
+    pub registry: Registry,
+    next_conn: AtomicU64,
+    connections: AtomicUsize,
+    stop: watch::Sender<bool>,
+}
+
+impl Shared {
+    /// A new shared state.
+    pub fn new(config: Config, store: Arc<dyn Store>, engines: EnginePool) -> Arc<Shared> {
+        Arc::new(Shared {
+            config,
+            store,
+            engines,
+            registry: Registry::new(),
+            next_conn: AtomicU64::new(1),
+            connections: AtomicUsize::new(0),
+            stop: watch::channel(false).0,
+        })
+    }
+
+    /// Resolves once shutdown has begun (`*rx.borrow()` true).
+    pub fn stop_signal(&self) -> watch::Receiver<bool> {
+        self.stop.subscribe()
+    }
+
+    /// Resolves once shutdown has begun.
+    pub async fn stopped(mut rx: watch::Receiver<bool>) {
+        loop {
+            if *rx.borrow_and_update() {
+                return;
+            }
+            if rx.changed().await.is_err() {
+                std::future::pending::<()>().await;
+            }
+        }
+    }
+
+    /// Begins shutdown: connections close, game tasks end.
+    pub fn begin_shutdown(&self) {
+        self.stop.send_replace(true);
+    }
+
+    /// A fresh connection id.
+    pub fn next_conn_id(&self) -> u64 {
+        self.next_conn.fetch_add(1, Ordering::Relaxed)
+    }
+
+    /// Open WebSocket connections.
+    pub fn connections(&self) -> usize {
+        self.connections.load(Ordering::Relaxed)
+    }
+
+    fn conn_opened(&self) {
+        self.connections.fetch_add(1, Ordering::Relaxed);
+    }
+
+    fn conn_closed(&self) {
+        self.connections.fetch_sub(1, Ordering::Relaxed);
+    }
+
+    /// Creates a game: draws the deal, stores it, starts its task.
+    pub async fn create_game(self: &Arc<Shared>, opts: GameOptions) -> Result<Created, StoreError> {
+        let deal = Deal::random();
+        let salt = Deal::random_salt();
+        let id = util::new_game_id();
+        let tokens = ByColor::new_with(|_| util::new_token());
+        let rec = actor::new_game_record(&id, &opts, &tokens, &deal, &salt);
+        let commitment = rec.commitment.clone();
+        self.store.write(Write::Create(rec.clone())).await?;
+        let stored = store::StoredGame {
+            new: rec,
+            invite_claimed: false,
+            started_ms: None,
+            moves: Vec::new(),
+            finish: None,
+            rematch: None,
+            updated_ms: util::now_ms(),
+        };
+        self.spawn_game(stored)?;
+        Ok(Created {
+            id,
+            tokens,
+            commitment,
+        })
+    }
+
+    fn spawn_game(
+        self: &Arc<Shared>,
+        stored: store::StoredGame,
+    ) -> Result<mpsc::Sender<Cmd>, StoreError> {
+        let (tx, rx) = mpsc::channel(256);
+        let id = stored.new.id.clone();
+        let (entry, fresh) = self.registry.insert(&id, tx.clone());
+        if fresh {
+            match Actor::from_stored(Arc::clone(self), tx.downgrade(), stored) {
+                Ok(a) => {
+                    tokio::spawn(a.run(rx));
+                }
+                Err(e) => {
+                    self.registry.remove(&id);
+                    return Err(e);
+                }
+            }
+        }
+        Ok(entry)
+    }
+
+    /// The task of game `id`, loading it from storage if needed.
+    pub async fn game(
+        self: &Arc<Shared>,
+        id: &str,
+    ) -> Result<Option<mpsc::Sender<Cmd>>, StoreError> {
+        if !util::is_game_id(id) {
+            return Ok(None);
+        }
+        if let Some(tx) = self.registry.get(id) {
+            return Ok(Some(tx));
+        }
+        match self.store.load(id).await? {
+            None => Ok(None),
+            Some(stored) => self.spawn_game(stored).map(Some),
+        }
+    }
+
+    /// Starts the task of every unfinished game (after a restart: clocks resume).
+    pub async fn resume_unfinished(self: &Arc<Shared>) -> Result<usize, StoreError> {
+        let ids = self.store.unfinished().await?;
+        let mut n = 0;
+        for id in ids {
+            match self.game(&id).await {
+                Ok(Some(_)) => n += 1,
+                Ok(None) => {}
+                Err(e) => tracing::error!(game = %id, "cannot resume: {e}"),
+            }
+        }
+        Ok(n)
+    }
+}
+
+/// A running server.
+pub struct Server {
+    /// The address it listens on.
+    pub addr: SocketAddr,
+    /// Its shared state.
+    pub shared: Arc<Shared>,
+    task: tokio::task::JoinHandle<std::io::Result<()>>,
+    sqlite: Arc<store::SqliteStore>,
+}
+
+impl Server {
+    /// Opens the database, resumes unfinished games and starts listening.
+    pub async fn start(config: Config) -> Result<Server, StartError> {
+        let sqlite = Arc::new(
+            store::SqliteStore::open(&config.db, config.sync)
+                .map_err(|e| StartError(format!("{}: {e}", config.db.display())))?,
+        );
+        let engine: Arc<dyn engine::Engine> = match config.engine {
+            EngineKind::Search => Arc::new(engine::SearchEngine::new(16)),
+            EngineKind::Greedy => Arc::new(engine::GreedyEngine),
+        };
+        let engines = EnginePool::new(engine, config.engine_threads);
+        let shared = Shared::new(config.clone(), sqlite.clone(), engines);
+        let resumed = shared
+            .resume_unfinished()
+            .await
+            .map_err(|e| StartError(e.to_string()))?;
+        let listener = tokio::net::TcpListener::bind(config.addr)
+            .await
+            .map_err(|e| StartError(format!("cannot listen on {}: {e}", config.addr)))?;
+        let addr = listener
+            .local_addr()
+            .map_err(|e| StartError(e.to_string()))?;
+        tracing::info!(%addr, resumed, "listening");
+        let app = http::router(Arc::clone(&shared));
+        let stop = shared.stop_signal();
+        let task = tokio::spawn(async move {
+            axum::serve(listener, app)
+                .with_graceful_shutdown(Shared::stopped(stop))
+                .await
+        });
+        Ok(Server {
+            addr,
+            shared,
+            task,
+            sqlite,
+        })
+    }
+
+    /// Stops: closes every connection, waits for the listener, flushes the database.
+    pub async fn shutdown(self) {
+        self.shared.begin_shutdown();
+        let _ = self.task.await;
+        let sqlite = self.sqlite;
+        let _ = tokio::task::spawn_blocking(move || sqlite.close()).await;
+    }
+
+    /// Runs until `signal` resolves, then shuts down.
+    pub async fn run_until(self, signal: impl std::future::Future<Output = ()>) {
+        signal.await;
+        tracing::info!("shutting down");
+        self.shutdown().await;
+    }
+}
+
+/// Why the server could not start.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct StartError(pub String);

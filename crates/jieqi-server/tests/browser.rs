@@ -1,0 +1,1047 @@
+//! The web UI in a real browser: headless Chromium driven through chromedriver
+//! (W3C WebDriver over plain HTTP), against the real server started in-process.
+//!
+//! From the lobby it starts a game against the engine, makes moves by clicking pieces
+//! and destinations, sees a reveal and the engine's replies, resigns, sees the result
+//! and the verified deal commitment, then opens the replay and steps through it.
+//!
+//! Needs `chromium` and `chromium-driver` (Debian; `.ci/run` installs them). Paths may
+//! be overridden with `CHROMIUM` and `CHROMEDRIVER`. When they are missing the test
+//! fails with a message saying so: it never passes without having run.
+
+use std::io::{Read, Write};
+use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use jieqi_server::{Config, Server};
+use serde_json::{Value, json};
+
+const ELEMENT_KEY: &str = "element-6066-11e4-a52e-4f735466cecf";
+
+/// The longest wait for something the page should show: generous, because CI runs the
+/// whole workspace's tests at once on two cores. Never a speed assertion.
+const WAIT: Duration = Duration::from_secs(40);
+
+/// A running chromedriver, killed on drop.
+struct Driver {
+    child: Child,
+    port: u16,
+}
+
+impl Drop for Driver {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn free_port() -> u16 {
+    let l = TcpListener::bind("127.0.0.1:0").expect("bind an ephemeral port");
+    l.local_addr().expect("local address").port()
+}
+
+fn tool(env: &str, default: &str, package: &str) -> PathBuf {
+    let path = std::env::var_os(env).map_or_else(|| PathBuf::from(default), PathBuf::from);
+    assert!(
+        path.exists(),
+        "{} not found at {} (set {env} to its path): install the Debian package `{package}` \
+         (apt-get install chromium chromium-driver) — the browser test cannot run without it",
+        package,
+        path.display()
+    );
+    path
+}
+
+/// One HTTP/1.1 request to `port` on loopback; returns (status, body).
+fn http(
+    port: u16,
+    method: &str,
+    path: &str,
+    body: Option<&Value>,
+) -> std::io::Result<(u16, Vec<u8>)> {
+    let mut s = TcpStream::connect(("127.0.0.1", port))?;
+    s.set_read_timeout(Some(Duration::from_secs(60)))?;
+    let payload = body.map(Value::to_string).unwrap_or_default();
+    let mut req =
+        format!("{method} {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n");
+    if body.is_some() {
+        req.push_str("Content-Type: application/json; charset=utf-8\r\n");
+    }
+    req.push_str(&format!("Content-Length: {}\r\n\r\n", payload.len()));
+    s.write_all(req.as_bytes())?;
+    s.write_all(payload.as_bytes())?;
+    // Read the head, then exactly Content-Length bytes (chromedriver keeps connections
+    // open whatever `Connection: close` says), or to the end for chunked/unsized bodies.
+    let mut raw = Vec::new();
+    let mut buf = [0u8; 8192];
+    let split = loop {
+        if let Some(p) = raw.windows(4).position(|w| w == b"\r\n\r\n") {
+            break p;
+        }
+        let n = s.read(&mut buf)?;
+        if n == 0 {
+            return Err(std::io::Error::other(
+                "connection closed before the end of the HTTP headers",
+            ));
+        }
+        raw.extend_from_slice(&buf[..n]);
+    };
+    let head = String::from_utf8_lossy(&raw[..split]).to_string();
+    let mut rest = raw[split + 4..].to_vec();
+    let status: u16 = head
+        .split_whitespace()
+        .nth(1)
+        .and_then(|c| c.parse().ok())
+        .ok_or_else(|| std::io::Error::other(format!("bad status line: {head}")))?;
+    let lower = head.to_ascii_lowercase();
+    let length = lower
+        .lines()
+        .find_map(|l| l.strip_prefix("content-length:"))
+        .and_then(|v| v.trim().parse::<usize>().ok());
+    match length {
+        Some(len) => {
+            while rest.len() < len {
+                let n = s.read(&mut buf)?;
+                if n == 0 {
+                    break;
+                }
+                rest.extend_from_slice(&buf[..n]);
+            }
+            rest.truncate(len);
+        }
+        None => {
+            s.read_to_end(&mut rest)?;
+            if lower.contains("transfer-encoding: chunked") {
+                rest = dechunk(&rest);
+            }
+        }
+    }
+    Ok((status, rest))
+}
+
+fn dechunk(mut data: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    while let Some(eol) = data.windows(2).position(|w| w == b"\r\n") {
+        let size =
+            usize::from_str_radix(String::from_utf8_lossy(&data[..eol]).trim(), 16).unwrap_or(0);
+        if size == 0 {
+            break;
+        }
+        let start = eol + 2;
+        out.extend_from_slice(&data[start..(start + size).min(data.len())]);
+        data = &data[(start + size + 2).min(data.len())..];
+    }
+    out
+}
+
+/// A WebDriver session.
+struct Browser {
+    port: u16,
+    session: String,
+}
+
+impl Browser {
+    fn cmd(&self, method: &str, path: &str, body: Option<Value>) -> Result<Value, String> {
+        let url = format!("/session/{}{path}", self.session);
+        let (status, bytes) = http(self.port, method, &url, body.as_ref())
+            .map_err(|e| format!("{method} {path}: {e}"))?;
+        let v: Value = serde_json::from_slice(&bytes)
+            .map_err(|e| format!("{method} {path}: bad JSON ({e})"))?;
+        if status != 200 {
+            return Err(format!("{method} {path}: HTTP {status}: {}", v["value"]));
+        }
+        Ok(v["value"].clone())
+    }
+
+    fn goto(&self, url: &str) {
+        self.cmd("POST", "/url", Some(json!({ "url": url })))
+            .expect("navigate");
+    }
+
+    fn script(&self, js: &str, args: Value) -> Value {
+        self.cmd(
+            "POST",
+            "/execute/sync",
+            Some(json!({ "script": js, "args": args })),
+        )
+        .unwrap_or_else(|e| panic!("script failed: {e}\n{js}"))
+    }
+
+    fn find(&self, css: &str) -> Option<String> {
+        self.cmd(
+            "POST",
+            "/element",
+            Some(json!({ "using": "css selector", "value": css })),
+        )
+        .ok()
+        .and_then(|v| v[ELEMENT_KEY].as_str().map(str::to_string))
+    }
+
+    fn click(&self, css: &str) {
+        // The page redraws panels when events arrive (presence, moves): an element found
+        // just before such a redraw is stale, so find it again and retry.
+        let mut last = String::new();
+        for _ in 0..10 {
+            let id = self
+                .find(css)
+                .unwrap_or_else(|| self.fail(&format!("no element {css}")));
+            match self.cmd("POST", &format!("/element/{id}/click"), Some(json!({}))) {
+                Ok(_) => return,
+                Err(e) if e.contains("stale element") => {
+                    last = e;
+                    std::thread::sleep(Duration::from_millis(100));
+                }
+                Err(e) => self.fail(&format!("click {css}: {e}")),
+            }
+        }
+        self.fail(&format!("click {css}: {last}"))
+    }
+
+    fn text(&self, css: &str) -> String {
+        self.script(
+            "const e = document.querySelector(arguments[0]); return e ? e.textContent : null;",
+            json!([css]),
+        )
+        .as_str()
+        .unwrap_or_default()
+        .to_string()
+    }
+
+    /// Wait until the script returns true.
+    fn wait(&self, what: &str, js: &str, args: Value, timeout: Duration) {
+        let start = Instant::now();
+        loop {
+            if self.script(js, args.clone()) == Value::Bool(true) {
+                return;
+            }
+            if start.elapsed() > timeout {
+                self.fail(&format!("timed out waiting for {what}"));
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+
+    fn wait_for(&self, css: &str) {
+        self.wait(
+            css,
+            "return document.querySelector(arguments[0]) !== null;",
+            json!([css]),
+            WAIT,
+        );
+    }
+
+    /// Fail with a screenshot and the page's text, to see what the browser saw.
+    fn fail(&self, msg: &str) -> ! {
+        let shot = std::env::temp_dir().join("jieqi-browser-failure.png");
+        if let Ok(v) = self.cmd("GET", "/screenshot", None)
+            && let Some(b64) = v.as_str()
+        {
+            let _ = std::fs::write(&shot, base64_decode(b64));
+        }
+        let body = self
+            .cmd(
+                "POST",
+                "/execute/sync",
+                Some(json!({ "script": "return document.body.innerText;", "args": [] })),
+            )
+            .unwrap_or_default();
+        panic!("{msg}\npage text:\n{body}\nscreenshot: {}", shot.display());
+    }
+
+    /// With `JIEQI_BROWSER_SHOTS=DIR`, save a screenshot `DIR/NAME.png` (to look at the UI).
+    fn shot(&self, name: &str) {
+        let Some(dir) = std::env::var_os("JIEQI_BROWSER_SHOTS") else {
+            return;
+        };
+        let v = self.cmd("GET", "/screenshot", None).expect("screenshot");
+        let png = base64_decode(v.as_str().expect("base64 screenshot"));
+        std::fs::write(Path::new(&dir).join(format!("{name}.png")), png)
+            .expect("write the screenshot");
+    }
+
+    /// Errors the page logged to the console (uncaught exceptions, failed loads).
+    fn console_errors(&self) -> Vec<String> {
+        let logs = self
+            .cmd("POST", "/se/log", Some(json!({ "type": "browser" })))
+            .unwrap_or_else(|e| self.fail(&format!("cannot read the console log: {e}")));
+        logs.as_array()
+            .map(|a| {
+                a.iter()
+                    .filter(|e| e["level"] == "SEVERE")
+                    // The replay page probes the record route, which may not exist yet
+                    // (docs/protocol.md §2.7): its 404 is expected, not an error.
+                    .filter(|e| {
+                        !e["message"]
+                            .as_str()
+                            .is_some_and(|m| m.contains("/record?format="))
+                    })
+                    .map(|e| e["message"].to_string())
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
+    fn quit(self) {
+        let _ = http(
+            self.port,
+            "DELETE",
+            &format!("/session/{}", self.session),
+            None,
+        );
+    }
+}
+
+fn base64_decode(s: &str) -> Vec<u8> {
+    let val = |c: u8| match c {
+        b'A'..=b'Z' => Some(c - b'A'),
+        b'a'..=b'z' => Some(c - b'a' + 26),
+        b'0'..=b'9' => Some(c - b'0' + 52),
+        b'+' => Some(62),
+        b'/' => Some(63),
+        _ => None,
+    };
+    let digits: Vec<u8> = s.bytes().filter_map(val).collect();
+    let mut out = Vec::with_capacity(digits.len() * 3 / 4);
+    for chunk in digits.chunks(4) {
+        let mut n = 0u32;
+        for (i, d) in chunk.iter().enumerate() {
+            n |= u32::from(*d) << (18 - 6 * i);
+        }
+        let bytes = [(n >> 16) as u8, (n >> 8) as u8, n as u8];
+        out.extend_from_slice(&bytes[..chunk.len().saturating_sub(1)]);
+    }
+    out
+}
+
+fn start_driver(driver: &Path) -> Driver {
+    let port = free_port();
+    let child = Command::new(driver)
+        .arg(format!("--port={port}"))
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap_or_else(|e| panic!("cannot start {}: {e}", driver.display()));
+    let d = Driver { child, port };
+    let start = Instant::now();
+    loop {
+        if let Ok((200, body)) = http(port, "GET", "/status", None)
+            && serde_json::from_slice::<Value>(&body).is_ok_and(|v| v["value"]["ready"] == true)
+        {
+            return d;
+        }
+        assert!(start.elapsed() < WAIT, "chromedriver did not become ready");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+fn new_session(driver: &Driver, chromium: &Path, profile: &Path) -> Browser {
+    let caps = json!({
+        "capabilities": { "alwaysMatch": {
+            "browserName": "chrome",
+            "goog:loggingPrefs": { "browser": "ALL" },
+            "goog:chromeOptions": {
+                "binary": chromium.to_string_lossy(),
+                "args": [
+                    "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                    "--no-first-run", "--disable-background-networking", "--disable-component-update",
+                    "--disable-sync", "--window-size=1280,900", "--lang=en-US",
+                    format!("--user-data-dir={}", profile.display()),
+                ],
+            },
+        }},
+    });
+    let (status, body) =
+        http(driver.port, "POST", "/session", Some(&caps)).expect("create a WebDriver session");
+    let v: Value = serde_json::from_slice(&body).expect("session JSON");
+    assert_eq!(status, 200, "chromedriver refused the session: {v}");
+    let session = v["value"]["sessionId"]
+        .as_str()
+        .expect("session id")
+        .to_string();
+    Browser {
+        port: driver.port,
+        session,
+    }
+}
+
+/// Play one move by clicking: one of our pieces that has destinations, then the first
+/// destination. Prefers `prefer` (from, to) when it is legal.
+fn click_a_move(b: &Browser, prefer: Option<(&str, &str)>) -> (String, String) {
+    if let Some((from, to)) = prefer {
+        b.click(&format!(".piece[data-sq='{from}']"));
+        let sel = format!(".dest[data-sq='{to}']");
+        if b.find(&sel).is_some() {
+            b.click(&sel);
+            return (from.to_string(), to.to_string());
+        }
+    }
+    let ours = b.script(
+        "const mine = document.querySelector('.board-box').dataset.turn;
+         return [...document.querySelectorAll('svg.board .piece.' + mine)].map(e => e.dataset.sq);",
+        json!([]),
+    );
+    for sq in ours.as_array().expect("squares") {
+        let sq = sq.as_str().expect("square");
+        b.click(&format!(".piece[data-sq='{sq}']"));
+        let dests = b.script(
+            "return [...document.querySelectorAll('.dest')].map(e => e.dataset.sq);",
+            json!([]),
+        );
+        if let Some(to) = dests
+            .as_array()
+            .and_then(|d| d.first())
+            .and_then(Value::as_str)
+        {
+            let to = to.to_string();
+            b.click(&format!(".dest[data-sq='{to}']"));
+            return (sq.to_string(), to);
+        }
+    }
+    b.fail("no piece of ours has a legal move")
+}
+
+/// Play one move by dragging a piece onto a destination (WebDriver pointer actions).
+fn drag_a_move(b: &Browser) -> (String, String) {
+    let ours = b.script(
+        "const mine = document.querySelector('.board-box').dataset.turn;
+         return [...document.querySelectorAll('svg.board .piece.' + mine)].map(e => e.dataset.sq);",
+        json!([]),
+    );
+    let centre = "const r = document.querySelector(arguments[0]).getBoundingClientRect();
+                  return [Math.round(r.left + r.width / 2), Math.round(r.top + r.height / 2)];";
+    for sq in ours.as_array().expect("squares") {
+        let from = sq.as_str().expect("square").to_string();
+        let piece = format!(".piece[data-sq='{from}']");
+        b.click(&piece); // shows the destinations, to know where to drop
+        let dests = b.script(
+            "return [...document.querySelectorAll('.dest')].map(e => e.dataset.sq);",
+            json!([]),
+        );
+        let Some(to) = dests
+            .as_array()
+            .and_then(|d| d.first())
+            .and_then(Value::as_str)
+        else {
+            continue;
+        };
+        let to = to.to_string();
+        let a = b.script(centre, json!([piece]));
+        let z = b.script(centre, json!([format!(".dest[data-sq='{to}']")]));
+        let actions = json!({ "actions": [{
+            "type": "pointer", "id": "mouse", "parameters": { "pointerType": "mouse" },
+            "actions": [
+                { "type": "pointerMove", "duration": 0, "origin": "viewport", "x": a[0], "y": a[1] },
+                { "type": "pointerDown", "button": 0 },
+                { "type": "pointerMove", "duration": 100, "origin": "viewport", "x": (a[0].as_i64().unwrap() + z[0].as_i64().unwrap()) / 2, "y": (a[1].as_i64().unwrap() + z[1].as_i64().unwrap()) / 2 },
+                { "type": "pointerMove", "duration": 100, "origin": "viewport", "x": z[0], "y": z[1] },
+                { "type": "pointerUp", "button": 0 },
+            ],
+        }]});
+        if let Err(e) = b.cmd("POST", "/actions", Some(actions)) {
+            b.fail(&format!("drag {from}{to}: {e}"));
+        }
+        let _ = b.cmd("DELETE", "/actions", None);
+        return (from, to);
+    }
+    b.fail("no piece of ours has a legal move")
+}
+
+fn plies_shown(b: &Browser) -> usize {
+    b.script(
+        "return document.querySelectorAll('#moves td.ply').length;",
+        json!([]),
+    )
+    .as_u64()
+    .unwrap_or(0) as usize
+}
+
+fn wait_plies(b: &Browser, n: usize) {
+    b.wait(
+        &format!("{n} plies in the move list"),
+        "return document.querySelectorAll('#moves td.ply').length >= arguments[0];",
+        json!([n]),
+        WAIT,
+    );
+}
+
+fn start_server(rt: &tokio::runtime::Runtime, addr: SocketAddr, db: &Path) -> Server {
+    rt.block_on(Server::start(Config {
+        addr,
+        db: db.to_path_buf(),
+        ..Config::default()
+    }))
+    .expect("start the server")
+}
+
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("tokio runtime")
+}
+
+/// Move the mouse to the centre of the element `css` (hover).
+fn hover(b: &Browser, css: &str) {
+    let at = b.script(
+        "const r = document.querySelector(arguments[0]).getBoundingClientRect();
+         return [Math.round(r.left + r.width / 2), Math.round(r.top + r.height / 2)];",
+        json!([css]),
+    );
+    let actions = json!({ "actions": [{
+        "type": "pointer", "id": "mouse", "parameters": { "pointerType": "mouse" },
+        "actions": [
+            { "type": "pointerMove", "duration": 0, "origin": "viewport", "x": at[0].as_i64().unwrap() - 3, "y": at[1] },
+            { "type": "pointerMove", "duration": 50, "origin": "viewport", "x": at[0], "y": at[1] },
+        ],
+    }]});
+    if let Err(e) = b.cmd("POST", "/actions", Some(actions)) {
+        b.fail(&format!("hover {css}: {e}"));
+    }
+}
+
+#[test]
+fn play_the_engine_in_chromium() {
+    let chromium = tool("CHROMIUM", "/usr/bin/chromium", "chromium");
+    let chromedriver = tool("CHROMEDRIVER", "/usr/bin/chromedriver", "chromium-driver");
+    let dir = tempfile::tempdir().expect("temp dir");
+
+    let rt = runtime();
+    let db = dir.path().join("browser.db");
+    let mut server = start_server(&rt, SocketAddr::from(([127, 0, 0, 1], 0)), &db);
+    let base = format!("http://{}", server.addr);
+
+    let driver = start_driver(&chromedriver);
+    let b = new_session(&driver, &chromium, &dir.path().join("profile"));
+
+    // Lobby, in English (remembered in localStorage across pages).
+    b.goto(&format!("{base}/"));
+    b.wait_for("#play-engine");
+    if b.text("#lang-toggle") == "English" {
+        b.click("#lang-toggle");
+    }
+    b.wait(
+        "the English lobby",
+        "return document.querySelector('#play-engine').textContent === 'Play the engine';",
+        json!([]),
+        WAIT,
+    );
+    b.wait(
+        "the lobby lists",
+        "return !!document.querySelector('#list-recent ul, #list-recent p:not(:empty)') && !document.querySelector('#list-recent').textContent.includes('…');",
+        json!([]),
+        WAIT,
+    );
+    b.shot("lobby");
+    b.click("#level option[value='1']");
+    b.click("#color option[value='red']");
+    b.click("#time option[value='10+5']");
+    b.click("#play-engine");
+
+    // The game page: we are Red, the board is live and it is our move.
+    b.wait(
+        "the game page",
+        "return location.pathname.startsWith('/game/') && !!document.querySelector('.board-box[data-status=live]');",
+        json!([]),
+        WAIT,
+    );
+    let url = b.script("return location.href;", json!([]));
+    let id = url
+        .as_str()
+        .unwrap()
+        .split("/game/")
+        .nth(1)
+        .unwrap()
+        .split('?')
+        .next()
+        .unwrap()
+        .to_string();
+    b.wait_for("#status.mine");
+    assert_eq!(
+        b.script(
+            "return document.querySelectorAll('svg.board .piece.down').length;",
+            json!([])
+        ),
+        json!(30)
+    );
+    let commitment = b.text("#commitment");
+    assert!(
+        commitment.starts_with("sha256:") && commitment.len() == 71,
+        "commitment shown: {commitment}"
+    );
+
+    // Our clock runs (局时 counts down locally), the engine's does not.
+    let black_clock = b.text("#clock-black .game-time");
+    let red_clock = b.text("#clock-red .game-time");
+    b.wait(
+        "Red's clock to tick",
+        "return document.querySelector('#clock-red .game-time').textContent !== arguments[0];",
+        json!([red_clock]),
+        WAIT,
+    );
+    assert_eq!(b.text("#clock-black .game-time"), black_clock);
+    assert!(
+        black_clock.ends_with("10:00"),
+        "Black's clock: {black_clock}"
+    );
+
+    // First move: the face-down pawn on a3 steps to a4 and is revealed.
+    let (_, to) = click_a_move(&b, Some(("a3", "a4")));
+    assert_eq!(to, "a4");
+    wait_plies(&b, 1);
+    let revealed = b.script(
+        "const e = document.querySelector(\".piece[data-sq='a4']\"); return e && e.dataset.piece;",
+        json!([]),
+    );
+    let letter = revealed
+        .as_str()
+        .unwrap_or_else(|| b.fail("no piece on a4 after the move"));
+    assert!(
+        "ABNRCP".contains(letter),
+        "a4 shows a revealed red piece, got {letter}"
+    );
+    let first = b.text("#moves td.ply[data-n='1']");
+    assert!(
+        first.starts_with("兵九进一"),
+        "Chinese notation of the first move: {first}"
+    );
+
+    // The engine replies.
+    wait_plies(&b, 2);
+
+    // The lobby leads back to our unfinished game (the seat link is remembered).
+    b.goto(&format!("{base}/"));
+    let resume = format!("#list-mine li.game-row[data-id='{id}'] a.resume");
+    b.wait(
+        "our game under 'Your games'",
+        "return !!document.querySelector(arguments[0]);",
+        json!([resume]),
+        WAIT,
+    );
+    b.click(&resume);
+    b.wait_for("#status.mine");
+    assert_eq!(plies_shown(&b), 2, "the resumed game has its moves");
+
+    // Looking back: a click on the first move shows the position after it (a3 now
+    // occupied, our later moves undone), and the way back restores the game.
+    b.click("#moves td.ply[data-n='1']");
+    b.wait_for(".board-box[data-browsing='1']");
+    assert_eq!(
+        b.script(
+            "return document.querySelectorAll('svg.board .dest, svg.board .piece.down').length;",
+            json!([])
+        ),
+        json!(29),
+        "after ply 1: 29 face-down pieces, nothing playable"
+    );
+    b.click("#back-to-game");
+    b.wait_for(".board-box:not([data-browsing])");
+    b.wait_for("#status.mine");
+
+    // Hovering a face-down black piece shows the odds of each identity (pool / total).
+    hover(&b, "svg.board .piece.black.down");
+    b.wait_for("#odds:not(.hidden) .odds-row");
+    let odds = b.script(
+        "return [...document.querySelectorAll('#odds .odds-row')].map(r => [r.dataset.role, r.querySelector('.frac').textContent]);",
+        json!([]),
+    );
+    let pool = b.script(
+        "return [...document.querySelectorAll('.pool.black .pool-item')].map(e => [e.dataset.role, e.querySelector('.count').textContent]);",
+        json!([]),
+    );
+    let odds = odds.as_array().expect("odds rows");
+    let pool = pool.as_array().expect("pool items");
+    assert_eq!(
+        odds.len(),
+        pool.len(),
+        "one odds row per pool role: {odds:?} / {pool:?}"
+    );
+    let total: u64 = pool
+        .iter()
+        .map(|p| {
+            p[1].as_str()
+                .unwrap()
+                .trim_start_matches('×')
+                .parse::<u64>()
+                .unwrap()
+        })
+        .sum();
+    for (o, p) in odds.iter().zip(pool) {
+        assert_eq!(o[0], p[0]);
+        let count = p[1].as_str().unwrap().trim_start_matches('×');
+        assert_eq!(o[1].as_str().unwrap(), format!("{count}/{total}"));
+    }
+
+    // Two more moves of ours, each answered; between them the server restarts and the
+    // page reconnects and resyncs by itself.
+    for round in 2..=3 {
+        if round == 3 {
+            let addr = server.addr;
+            rt.block_on(server.shutdown());
+            b.wait_for("#conn:not(.hidden)");
+            server = start_server(&rt, addr, &db);
+            b.wait_for("#conn.hidden");
+            b.wait(
+                "the resynced move list",
+                "return document.querySelectorAll('#moves td.ply').length === arguments[0];",
+                json!([2 * (round - 1)]),
+                WAIT,
+            );
+        }
+        b.wait_for("#status.mine");
+        let (from, to) = if round == 2 {
+            drag_a_move(&b)
+        } else {
+            click_a_move(&b, None)
+        };
+        wait_plies(&b, 2 * round - 1);
+        let ours = b.script(
+            "const p = document.querySelector('#moves td.ply[data-n=\"' + arguments[0] + '\"]'); return p && p.textContent;",
+            json!([2 * round - 1]),
+        );
+        assert!(
+            ours.is_string(),
+            "move {from}{to} of round {round} is in the list"
+        );
+        wait_plies(&b, 2 * round);
+    }
+    assert!(plies_shown(&b) >= 6);
+    b.shot("game");
+
+    // Notation switch: ICCS shows the coordinate moves.
+    b.click("[data-notation='iccs']");
+    let iccs = b.text("#moves td.ply[data-n='1']");
+    assert!(iccs.starts_with("a3a4"), "ICCS text: {iccs}");
+
+    // The page's own Chinese notation (used when a server sends no `zh`) agrees with the
+    // server's on every ply of this game.
+    let zh_vs_page = b.script_async(
+        r#"
+        const cells = (m) => new Promise((ok) => {
+          document.querySelector(`[data-notation='${m}']`).click();
+          setTimeout(() => ok([...document.querySelectorAll('#moves td.ply')].map((e) => e.textContent)), 50);
+        });
+        import('/assets/notation.js').then(async (n) => {
+          const zh = await cells('zh');
+          const iccs = await cells('iccs');
+          let board = n.parseBoard('xxxxkxxxx/9/1x5x1/x1x1x1x1x/9/9/X1X1X1X1X/1X5X1/9/XXXXKXXXX w - - 0 1');
+          const mine = [];
+          for (const uci of iccs) {
+            const from = uci.slice(0, 2);
+            const down = board.get(from) === 'X' || board.get(from) === 'x';
+            const ply = { from, to: uci.slice(2, 4), reveal: down ? uci[4] || null : null, uci };
+            mine.push(n.chineseMove(board, ply));
+            board = n.applyPly(board, ply);
+          }
+          done([zh, mine]);
+        }).catch((e) => done(String(e)));
+        "#,
+        json!([]),
+    );
+    assert_eq!(
+        zh_vs_page[0], zh_vs_page[1],
+        "server zh vs the page's notation"
+    );
+    b.click("[data-notation='iccs']");
+
+    // Resign (two clicks: arm, confirm) and see the result and the verified deal.
+    b.wait_for("#status.mine");
+    b.click("#resign");
+    b.click("#resign");
+    b.wait_for("#result");
+    let result = b.script(
+        "const r = document.querySelector('#result'); return [r.dataset.result, r.dataset.reason, r.textContent];",
+        json!([]),
+    );
+    assert_eq!(result[0], "0-1", "result: {result}");
+    assert_eq!(result[1], "resignation", "reason: {result}");
+    assert!(
+        result[2].as_str().unwrap().contains("Black wins"),
+        "result text: {result}"
+    );
+    b.wait(
+        "the commitment check",
+        "const v = document.querySelector('#verify'); return !!v && v.classList.contains('ok');",
+        json!([]),
+        WAIT,
+    );
+    b.shot("result");
+    // With the deal public, face-down pieces show their identity.
+    let real = b.script(
+        "const d = document.querySelector('svg.board .piece.down[data-real]'); return d && [d.dataset.sq, d.dataset.real];",
+        json!([]),
+    );
+    assert!(real.is_array(), "face-down pieces show the published deal");
+
+    // Chinese UI after the switch.
+    b.click("#lang-toggle");
+    b.wait(
+        "the Chinese result text",
+        "return document.querySelector('#result').textContent.includes('黑胜');",
+        json!([]),
+        WAIT,
+    );
+
+    // Rematch against the engine: a new game at once, colours swapped (we are Black, so
+    // the engine opens and the board is turned round).
+    b.click("#rematch");
+    b.wait(
+        "the rematch game",
+        "return location.pathname.startsWith('/game/') && !location.pathname.includes(arguments[0]) && !!document.querySelector('.board-box[data-status=live]');",
+        json!([id]),
+        WAIT,
+    );
+    wait_plies(&b, 1);
+    b.wait_for("#status.mine");
+    let bottom = b.script(
+        "const k = document.querySelector(\"svg.board .piece[data-piece='k']\").getBoundingClientRect(); \
+         const K = document.querySelector(\"svg.board .piece[data-piece='K']\").getBoundingClientRect(); return k.top > K.top;",
+        json!([]),
+    );
+    assert_eq!(
+        bottom,
+        json!(true),
+        "Black's king is at the bottom for the Black player"
+    );
+
+    // Replay: step forward with the buttons and the arrow keys.
+    b.goto(&format!("{base}/replay/{id}"));
+    b.wait_for("#ply-count");
+    assert!(b.text("#ply-count").starts_with("0 /"));
+    b.click("#next");
+    assert!(b.text("#ply-count").starts_with("1 /"));
+    b.script(
+        "document.dispatchEvent(new KeyboardEvent('keydown', {key: 'ArrowRight', bubbles: true}));",
+        json!([]),
+    );
+    assert!(b.text("#ply-count").starts_with("2 /"));
+    b.click("#last");
+    b.shot("replay");
+    let count = b.text("#ply-count");
+    let total: Vec<&str> = count.split(" / ").collect();
+    assert_eq!(total[0], total[1], "at the end: {count}");
+    b.click("#evaluate");
+    b.wait_for("#eval-result");
+
+    let errors = b.console_errors();
+    assert!(errors.is_empty(), "the page logged errors: {errors:#?}");
+
+    b.quit();
+    drop(driver);
+    rt.block_on(server.shutdown());
+}
+
+impl Browser {
+    /// Run an async script; it ends by calling `done(value)`.
+    fn script_async(&self, js: &str, args: Value) -> Value {
+        let wrapped = format!("const done = arguments[arguments.length - 1]; {js}");
+        self.cmd(
+            "POST",
+            "/execute/async",
+            Some(json!({ "script": wrapped, "args": args })),
+        )
+        .unwrap_or_else(|e| panic!("async script failed: {e}\n{js}"))
+    }
+}
+
+/// The page's own logic, run in the browser: Chinese and WXF notation (RULES.md §6 and
+/// the seed-004 example), SHA-256 (the WebCrypto path and the plain-JS fallback agree)
+/// and the commitment check against one made by jieqi-core.
+#[test]
+fn page_logic_in_chromium() {
+    let chromium = tool("CHROMIUM", "/usr/bin/chromium", "chromium");
+    let chromedriver = tool("CHROMEDRIVER", "/usr/bin/chromedriver", "chromium-driver");
+    let dir = tempfile::tempdir().expect("temp dir");
+    let rt = runtime();
+    let server = start_server(
+        &rt,
+        SocketAddr::from(([127, 0, 0, 1], 0)),
+        &dir.path().join("logic.db"),
+    );
+    let driver = start_driver(&chromedriver);
+    let b = new_session(&driver, &chromium, &dir.path().join("profile"));
+    b.goto(&format!("http://{}/", server.addr));
+    b.wait_for("#play-engine");
+
+    let deal = jieqi_core::Deal::from_seed(b"browser");
+    let commitment = deal.commitment("0123abcd");
+    let out = b.script_async(
+        r#"
+        Promise.all([import('/assets/notation.js'), import('/assets/util.js')]).then(async ([n, u]) => {
+          const start = 'xxxxkxxxx/9/1x5x1/x1x1x1x1x/9/9/X1X1X1X1X/1X5X1/9/XXXXKXXXX w A2B2N2R2C2P5a2b2n2r2c2p5 - 0 1';
+          const plies = [
+            { from: 'c3', to: 'c4', reveal: 'B', uci: 'c3c4B' },
+            { from: 'e6', to: 'e5', reveal: 'C', uci: 'e6e5C' },
+            { from: 'g0', to: 'e2', reveal: 'R', uci: 'g0e2R' },
+            { from: 'e5', to: 'e2', reveal: null, uci: 'e5e2' },
+          ];
+          const boards = n.boardsBefore(start, plies);
+          const zh = plies.map((p, i) => n.chineseMove(boards[i], p));
+          const wxf = plies.map((p, i) => n.wxfMove(boards[i], p));
+          const tandem = (fen, ply) => n.chineseMove(n.parseBoard(fen), ply);
+          const t1 = tandem('4k4/9/9/9/4P4/4P4/9/9/9/4K4 w', { from: 'e5', to: 'e6' });
+          const t2 = tandem('4k4/9/9/9/2P1P4/2P1P4/9/9/9/4K4 w', { from: 'e5', to: 'e6' });
+          const t3 = tandem('4k4/9/9/4P4/4P4/4P4/9/9/9/4K4 w', { from: 'e5', to: 'd5' });
+          const t4 = tandem('4k4/9/9/9/9/9/9/9/9/R3K3R w', { from: 'a0', to: 'a5' });
+          const t5 = tandem('4k4/9/9/9/9/9/9/9/1r7/1r2K4 b', { from: 'b1', to: 'b5' });
+          const long = 'x'.repeat(1000);
+          const subtle = await u.sha256Hex(long);
+          const plain = Array.from(u.sha256Fallback(new TextEncoder().encode(long)), (b) => b.toString(16).padStart(2, '0')).join('');
+          const abc = Array.from(u.sha256Fallback(new TextEncoder().encode('abc')), (b) => b.toString(16).padStart(2, '0')).join('');
+          const ok = await u.verifyCommitment(arguments[0], arguments[1], arguments[2]);
+          const bad = await u.verifyCommitment(arguments[0], arguments[1] + '0', arguments[2]);
+          done({ zh, wxf, tandem: [t1, t2, t3, t4, t5], same: subtle === plain, abc, ok, bad,
+                 clock: [u.fmtClock(600000), u.fmtClock(65000), u.fmtClock(9400), u.fmtClock(3723000)] });
+        }).catch((e) => done({ error: String(e) }));
+        "#,
+        json!([deal.to_string(), "0123abcd", commitment]),
+    );
+    assert!(out.get("error").is_none(), "{out}");
+    assert_eq!(
+        out["zh"],
+        json!(["兵七进一相", "卒5进1炮", "相三进五车", "炮5进3"])
+    );
+    assert_eq!(out["wxf"], json!(["P7+1=B", "P5+1=C", "E3+5=R", "C5+3"]));
+    assert_eq!(
+        out["tandem"],
+        json!(["前兵进一", "前兵五进一", "中兵平六", "车九进五", "后车退4"])
+    );
+    assert_eq!(out["same"], json!(true), "WebCrypto and the fallback agree");
+    assert_eq!(
+        out["abc"],
+        json!("ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+    );
+    assert_eq!(
+        out["ok"],
+        json!(true),
+        "the commitment of jieqi-core verifies"
+    );
+    assert_eq!(out["bad"], json!(false), "a wrong salt fails");
+    assert_eq!(out["clock"], json!(["10:00", "1:05", "0:09.4", "1:02:03"]));
+
+    b.quit();
+    drop(driver);
+    rt.block_on(server.shutdown());
+}
+
+/// Two people in two browsers: one creates a listed friend game (the invite link is
+/// shown), the other joins it from the lobby's open games; a move travels across, a
+/// draw is offered and accepted, and both see the result.
+#[test]
+fn friends_in_two_browsers() {
+    let chromium = tool("CHROMIUM", "/usr/bin/chromium", "chromium");
+    let chromedriver = tool("CHROMEDRIVER", "/usr/bin/chromedriver", "chromium-driver");
+    let dir = tempfile::tempdir().expect("temp dir");
+    let rt = runtime();
+    let server = start_server(
+        &rt,
+        SocketAddr::from(([127, 0, 0, 1], 0)),
+        &dir.path().join("friends.db"),
+    );
+    let base = format!("http://{}", server.addr);
+    let driver = start_driver(&chromedriver);
+    let a = new_session(&driver, &chromium, &dir.path().join("profile-a"));
+    let b = new_session(&driver, &chromium, &dir.path().join("profile-b"));
+
+    a.goto(&format!("{base}/"));
+    a.wait_for("#play-friend");
+    a.click("#color option[value='red']");
+    a.click("#time option[value='5+3']");
+    a.click("#listed");
+    a.click("#play-friend");
+    a.wait_for("#invite-url");
+    let invite = a.script(
+        "return document.querySelector('#invite-url').value;",
+        json!([]),
+    );
+    let invite = invite.as_str().expect("invite link");
+    assert!(
+        invite.starts_with(&format!("{base}/game/")) && invite.contains("?seat="),
+        "{invite}"
+    );
+    let id = invite
+        .split("/game/")
+        .nth(1)
+        .and_then(|r| r.split('?').next())
+        .expect("game id")
+        .to_string();
+    assert_eq!(
+        a.script(
+            "return document.querySelector('.board-box').dataset.status;",
+            json!([])
+        ),
+        json!("waiting")
+    );
+
+    // The friend finds the game among the open games and takes the free seat.
+    b.goto(&format!("{base}/"));
+    let row = format!("#list-open li.game-row[data-id='{id}'] button.join");
+    b.wait(
+        "the open game in the lobby",
+        "return !!document.querySelector(arguments[0]);",
+        json!([row]),
+        WAIT,
+    );
+    b.click(&row);
+    b.wait_for(".board-box[data-status=live]");
+    a.wait_for(".board-box[data-status=live]");
+    assert_eq!(
+        a.script("return document.querySelector('#invite-url');", json!([])),
+        Value::Null,
+        "no invite link once the game runs"
+    );
+
+    // Red moves; Black sees it and is to move.
+    a.wait_for("#status.mine");
+    click_a_move(&a, Some(("c3", "c4")));
+    b.wait(
+        "Red's move on Black's board",
+        "return document.querySelectorAll('#moves td.ply').length === 1 && !!document.querySelector('#status.mine');",
+        json!([]),
+        WAIT,
+    );
+    let on_b = b.script(
+        "const e = document.querySelector(\".piece[data-sq='c4']\"); return e && e.dataset.piece;",
+        json!([]),
+    );
+    assert!(
+        on_b.as_str().is_some_and(|l| "ABNRCP".contains(l)),
+        "Black sees the revealed piece: {on_b}"
+    );
+
+    // Black offers a draw, Red accepts.
+    b.click("#offer-draw");
+    a.wait_for("#accept-draw");
+    a.click("#accept-draw");
+    for who in [&a, &b] {
+        who.wait_for("#result");
+        let r = who.script(
+            "const r = document.querySelector('#result'); return [r.dataset.result, r.dataset.reason];",
+            json!([]),
+        );
+        assert_eq!(r, json!(["1/2-1/2", "agreement"]));
+    }
+    // Anyone may watch: the same game as a spectator shows the result and the deal check.
+    b.goto(&format!("{base}/game/{id}"));
+    b.wait_for("#result");
+    b.wait_for("#verify.ok");
+    assert_eq!(
+        b.script(
+            "return document.querySelectorAll('#resign, #offer-draw, #rematch').length;",
+            json!([])
+        ),
+        json!(0),
+        "a spectator has no player buttons"
+    );
+    for who in [&a, &b] {
+        let errors = who.console_errors();
+        assert!(errors.is_empty(), "the page logged errors: {errors:#?}");
+    }
+
+    a.quit();
+    b.quit();
+    drop(driver);
+    rt.block_on(server.shutdown());
+}

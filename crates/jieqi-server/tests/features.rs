@@ -1,0 +1,333 @@
+//! Engine games, rematches, clocks, abandonment, draws and the HTTP API.
+
+mod common;
+
+use std::time::Duration;
+
+use common::*;
+use jieqi_core::{Deal, Position};
+use jieqi_server::client::http;
+use serde_json::{Value, json};
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn engine_game_replies_resign_and_rematch() {
+    let (server, _dir) = start(60_000).await;
+    let addr = server.addr;
+    let g = create(
+        addr,
+        json!({"opponent": "engine", "level": 2, "color": "red", "time": "10+5"}),
+    )
+    .await;
+    let (mut me, s) = join(addr, &g.id, Some(&g.token)).await;
+    // The human joining starts the game at once.
+    let s = if s["d"]["status"] == "live" {
+        s
+    } else {
+        me.recv_until("state", WAIT).await.unwrap()
+    };
+    assert_eq!(s["d"]["status"], "live");
+    assert_eq!(s["d"]["players"]["black"]["kind"], "engine");
+    assert_eq!(s["d"]["clock"]["running"], "red");
+    let mut legal: Vec<String> = serde_json::from_value(s["d"]["legal"].clone()).unwrap();
+    for i in 0..3u64 {
+        me.send("move", json!({"uci": legal[0]}), None)
+            .await
+            .unwrap();
+        let mine = move_event(&mut me, 2 * i + 1).await;
+        assert!(mine["d"]["legal"].as_array().unwrap().is_empty());
+        assert_eq!(mine["d"]["clock"]["running"], "black");
+        let reply = move_event(&mut me, 2 * i + 2).await;
+        assert_eq!(reply["d"]["ply"]["color"], "black");
+        legal = serde_json::from_value(reply["d"]["legal"].clone()).unwrap();
+        assert!(!legal.is_empty());
+        // The reply is legal in the position the human saw.
+        let fen = reply["d"]["fen"].as_str().unwrap();
+        assert_eq!(
+            Position::from_fen(fen).unwrap().legal_moves().len(),
+            legal.len()
+        );
+    }
+    // The engine declines draws.
+    me.send("offer_draw", Value::Null, None).await.unwrap();
+    let d = me.recv_until("draw", WAIT).await.unwrap();
+    assert_eq!(d["d"]["declined_by"], "black");
+    me.send("resign", Value::Null, None).await.unwrap();
+    let end = me.recv_until("end", WAIT).await.unwrap();
+    assert_eq!(end["d"]["result"], "0-1");
+    assert_eq!(end["d"]["reason"], "resignation");
+    let deal = Deal::parse(end["d"]["deal"].as_str().unwrap()).unwrap();
+    assert!(deal.verify_commitment(end["d"]["salt"].as_str().unwrap(), &g.commitment));
+    // Against the engine a rematch starts at once, colours swapped.
+    me.send("rematch", Value::Null, None).await.unwrap();
+    let r = me.recv_until("rematch", WAIT).await.unwrap();
+    let url = r["d"]["url"].as_str().unwrap();
+    let new_id = r["d"]["game"].as_str().unwrap();
+    let token = url.split("seat=").nth(1).unwrap();
+    let (mut me2, s2) = join(addr, new_id, Some(token)).await;
+    assert_eq!(s2["d"]["you"], "black");
+    // The engine, now Red, opens.
+    let first = move_event(&mut me2, 1).await;
+    assert_eq!(first["d"]["ply"]["color"], "red");
+    server.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn step_time_runs_out_on_the_server() {
+    let (server, _dir) = start(60_000).await;
+    let addr = server.addr;
+    let g = create(
+        addr,
+        json!({"opponent": "friend", "color": "red", "time": "1+0", "move_time": 5}),
+    )
+    .await;
+    let (mut red, _) = join(addr, &g.id, Some(&g.token)).await;
+    let (mut black, _) = join(addr, &g.id, g.invite.as_deref()).await;
+    let s = red.recv_until("state", WAIT).await.unwrap();
+    assert_eq!(s["d"]["time"]["move_ms"], 5000);
+    assert!(s["d"]["clock"]["move_left_ms"].as_u64().unwrap() <= 5000);
+    // Red does not move: after 5 s of step time the server ends the game.
+    let end = black
+        .recv_until("end", Duration::from_secs(15))
+        .await
+        .unwrap();
+    assert_eq!(end["d"]["reason"], "time");
+    assert_eq!(end["d"]["winner"], "black");
+    red.recv_until("end", WAIT).await.unwrap();
+    red.send("move", json!({"uci": "h2e2"}), None)
+        .await
+        .unwrap();
+    expect_error(&mut red, "game_over").await;
+    server.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn absent_player_can_be_claimed_against_and_reconnect_resumes() {
+    let (server, _dir) = start(400).await;
+    let addr = server.addr;
+    let g = create(
+        addr,
+        json!({"opponent": "friend", "color": "red", "time": "10+0"}),
+    )
+    .await;
+    let (mut red, _) = join(addr, &g.id, Some(&g.token)).await;
+    let (mut black, _) = join(addr, &g.id, g.invite.as_deref()).await;
+    red.recv_until("state", WAIT).await.unwrap();
+    red.send("move", json!({"uci": "e3e4"}), None)
+        .await
+        .unwrap();
+    move_event(&mut black, 1).await;
+    black.close().await;
+    // Reconnecting resumes: same position, Black to move.
+    let (black2, s) = join(addr, &g.id, g.invite.as_deref()).await;
+    assert_eq!(s["d"]["moves"].as_array().unwrap().len(), 1);
+    assert_eq!(s["d"]["turn"], "black");
+    assert!(!s["d"]["legal"].as_array().unwrap().is_empty());
+    black2.close().await;
+    red.send("claim_abandonment", Value::Null, None)
+        .await
+        .unwrap();
+    expect_error(&mut red, "not_abandoned").await;
+    tokio::time::sleep(Duration::from_millis(600)).await;
+    red.send("claim_abandonment", Value::Null, None)
+        .await
+        .unwrap();
+    let end = red.recv_until("end", WAIT).await.unwrap();
+    assert_eq!(end["d"]["reason"], "abandonment");
+    assert_eq!(end["d"]["winner"], "red");
+    server.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn draw_offers_decline_accept_and_friend_rematch() {
+    let (server, _dir) = start(60_000).await;
+    let addr = server.addr;
+    let g = create(
+        addr,
+        json!({"opponent": "friend", "color": "black", "time": "none"}),
+    )
+    .await;
+    assert_eq!(g.seat, "black");
+    let (mut black, _) = join(addr, &g.id, Some(&g.token)).await;
+    let (mut red, s) = join(addr, &g.id, g.invite.as_deref()).await;
+    assert_eq!(s["d"]["you"], "red");
+    assert_eq!(s["d"]["status"], "live");
+    red.send("offer_draw", Value::Null, None).await.unwrap();
+    let d = black.recv_until("draw", WAIT).await.unwrap();
+    assert_eq!(d["d"]["offer"], "red");
+    black.send("decline_draw", Value::Null, None).await.unwrap();
+    let d = red.recv_until("draw", WAIT).await.unwrap();
+    assert_eq!(d["d"]["offer"], "red");
+    let d = red.recv_until("draw", WAIT).await.unwrap();
+    assert_eq!(
+        (d["d"]["offer"].clone(), d["d"]["declined_by"].clone()),
+        (Value::Null, json!("black"))
+    );
+    black.send("offer_draw", Value::Null, None).await.unwrap();
+    red.recv_until("draw", WAIT).await.unwrap();
+    red.send("accept_draw", Value::Null, None).await.unwrap();
+    let end = black.recv_until("end", WAIT).await.unwrap();
+    assert_eq!(end["d"]["result"], "1/2-1/2");
+    assert_eq!(end["d"]["reason"], "agreement");
+    red.send("rematch", Value::Null, None).await.unwrap();
+    let r = black.recv_until("rematch", WAIT).await.unwrap();
+    assert_eq!(r["d"]["offered_by"], json!(["red"]));
+    assert!(r["d"]["game"].is_null());
+    black.send("rematch", Value::Null, None).await.unwrap();
+    let rb = black.recv_until("rematch", WAIT).await.unwrap();
+    let rr = red.recv_until("rematch", WAIT).await.unwrap();
+    let rr = if rr["d"]["game"].is_null() {
+        red.recv_until("rematch", WAIT).await.unwrap()
+    } else {
+        rr
+    };
+    let (ub, ur) = (
+        rb["d"]["url"].as_str().unwrap(),
+        rr["d"]["url"].as_str().unwrap(),
+    );
+    assert_ne!(ub, ur, "each player gets its own seat link");
+    let id = rb["d"]["game"].as_str().unwrap();
+    let (_b2, s) = join(addr, id, ub.split("seat=").nth(1)).await;
+    assert_eq!(s["d"]["you"], "red", "colours swap");
+    server.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn http_api_lists_joins_replays_and_refuses_bad_requests() {
+    let (server, _dir) = start(60_000).await;
+    let addr = server.addr;
+    let get = |path: String| async move { http(addr, "GET", &path, None).await.unwrap() };
+    let post = |path: String, body: String| async move {
+        http(addr, "POST", &path, Some(&body)).await.unwrap()
+    };
+
+    for bad in [
+        json!({"opponent": "alien"}),
+        json!({"level": 99}),
+        json!({"color": "green"}),
+        json!({"time": "fast"}),
+        json!({"time": "none", "move_time": 10}),
+        json!({"rules": "chaos"}),
+        json!({"captured_identity": "me"}),
+    ] {
+        let r = post("/api/games".into(), bad.to_string()).await;
+        assert_eq!(r.status, 400, "{bad}");
+        assert_eq!(r.json().unwrap()["error"]["code"], "bad_request");
+    }
+    let r = post("/api/games".into(), "{not json".into()).await;
+    assert_eq!(r.status, 400);
+    let r = post("/api/games".into(), "x".repeat(20_000)).await;
+    assert!(r.status == 413 || r.status == 400, "{}", r.status);
+
+    let open = create(
+        addr,
+        json!({"opponent": "friend", "color": "red", "listed": true}),
+    )
+    .await;
+    let list = get("/api/games?list=open".into()).await.json().unwrap();
+    assert!(
+        list["games"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|g| g["id"] == open.id)
+    );
+    // The free seat goes to the first who asks, and only once.
+    let r = post(format!("/api/games/{}/join", open.id), String::new()).await;
+    assert_eq!(r.status, 200);
+    let j = r.json().unwrap();
+    assert_eq!(j["seat"], "black");
+    assert_eq!(
+        j["token"].as_str().unwrap(),
+        open.invite.as_deref().unwrap()
+    );
+    assert_eq!(
+        post(format!("/api/games/{}/join", open.id), String::new())
+            .await
+            .status,
+        409
+    );
+    let list = get("/api/games?list=open".into()).await.json().unwrap();
+    assert!(
+        !list["games"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|g| g["id"] == open.id)
+    );
+
+    let s = get(format!("/api/games/{}", open.id)).await;
+    assert_eq!(s.status, 200);
+    let s = s.json().unwrap();
+    assert_eq!(s["commitment"], open.commitment);
+    assert_eq!(s["status"], "waiting");
+    assert!(!s.to_string().contains("deal"));
+    assert_eq!(get("/api/games/zzzzzzzzzz".into()).await.status, 404);
+    assert_eq!(get("/api/games/nope".into()).await.status, 404);
+    assert_eq!(get("/api/games?list=bogus".into()).await.status, 400);
+    assert_eq!(get("/api/games?list=live&limit=0".into()).await.status, 400);
+
+    // Replay and evaluation wait for the end.
+    assert_eq!(
+        get(format!("/api/games/{}/replay", open.id)).await.status,
+        409
+    );
+    assert_eq!(
+        get(format!("/api/games/{}/eval?ply=0", open.id))
+            .await
+            .status,
+        409
+    );
+    let (mut red, _) = join(addr, &open.id, Some(&open.token)).await;
+    let (_black, _) = join(addr, &open.id, open.invite.as_deref()).await;
+    red.recv_until("state", WAIT).await.unwrap();
+    assert!(
+        get("/api/games?list=live".into()).await.json().unwrap()["games"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|g| g["id"] == open.id)
+    );
+    red.send("move", json!({"uci": "b2b9"}), None)
+        .await
+        .unwrap();
+    move_event(&mut red, 1).await;
+    red.send("resign", Value::Null, None).await.unwrap();
+    red.recv_until("end", WAIT).await.unwrap();
+    let replay = get(format!("/api/games/{}/replay", open.id)).await;
+    assert_eq!(replay.status, 200);
+    let replay = replay.json().unwrap();
+    assert_eq!(replay["commitment_ok"], true);
+    assert_eq!(replay["moves"].as_array().unwrap().len(), 1);
+    assert_eq!(
+        replay["moves"][0]["uci"].as_str().unwrap().len(),
+        6,
+        "referee suffixes"
+    );
+    let ev = get(format!("/api/games/{}/eval?ply=1", open.id)).await;
+    assert_eq!(ev.status, 200);
+    let ev = ev.json().unwrap();
+    assert_eq!(ev["turn"], "black");
+    assert!(ev["best"].is_string());
+    // Black's evaluation uses Black's knowledge: the captured identity stays in its pool.
+    let fen = ev["fen"].as_str().unwrap();
+    assert!(Position::from_fen(fen).unwrap().captured().is_empty());
+    assert_eq!(
+        get(format!("/api/games/{}/eval?ply=5", open.id))
+            .await
+            .status,
+        409
+    );
+    let recent = get("/api/games?list=recent".into()).await.json().unwrap();
+    assert_eq!(recent["games"][0]["id"], open.id);
+    assert_eq!(recent["games"][0]["result"], "0-1");
+    let h = get("/api/health".into()).await.json().unwrap();
+    assert_eq!(h["ok"], true);
+    // Pages and assets: the UI is served or, without one, a clear 404.
+    let p = get(format!("/game/{}", open.id)).await;
+    assert!(p.status == 200 || p.status == 404);
+    if p.status == 200 {
+        assert!(p.content_type.unwrap().starts_with("text/html"));
+    }
+    assert_eq!(get("/assets/../Cargo.toml".into()).await.status, 404);
+    server.shutdown().await;
+}

@@ -1,0 +1,380 @@
+//! `jieqi loadtest`: many concurrent games over WebSockets on loopback; reports moves
+//! per second, move round-trip latency percentiles and memory per game.
+//!
+//! Without `--addr` it starts `jieqi serve` itself (this same binary, a fresh
+//! database in a temporary directory) as a child process, so the server's memory can
+//! be measured apart from the load generator's.
+
+use std::io::{BufRead, BufReader};
+use std::net::SocketAddr;
+use std::process::{Child, Command, Stdio};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context as _, anyhow, bail};
+use clap::Args;
+use jieqi_server::client::{WsClient, http};
+use serde_json::{Value, json};
+use tokio::sync::{Semaphore, mpsc, watch};
+
+/// Options of `jieqi loadtest`.
+#[derive(Args, Debug)]
+pub struct LoadtestArgs {
+    /// Concurrent games (two WebSocket players each).
+    #[arg(long, default_value_t = 1000)]
+    pub games: usize,
+    /// A running server to test; without it a `jieqi serve` child is started.
+    #[arg(long)]
+    pub addr: Option<SocketAddr>,
+    /// Seconds of play after every game has joined.
+    #[arg(long, default_value_t = 20)]
+    pub duration: u64,
+    /// Mean thinking time per move in ms (each move waits 0.5–1.5× this).
+    #[arg(long, default_value_t = 1000)]
+    pub think_ms: u64,
+    /// Commit durability of the started server (`full` or `normal`).
+    #[arg(long, default_value = "full")]
+    pub sync: String,
+}
+
+struct ServerChild {
+    child: Child,
+    addr: SocketAddr,
+    _dir: tempfile::TempDir,
+}
+
+impl Drop for ServerChild {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn spawn_server(sync: &str) -> anyhow::Result<ServerChild> {
+    let dir = tempfile::tempdir()?;
+    let exe = std::env::current_exe()?;
+    let mut child = Command::new(exe)
+        .args(["serve", "--addr", "127.0.0.1:0", "--sync", sync, "--db"])
+        .arg(dir.path().join("loadtest.db"))
+        .env("RUST_LOG", "warn")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .context("cannot start jieqi serve")?;
+    let stdout = child.stdout.take().ok_or_else(|| anyhow!("no stdout"))?;
+    let mut line = String::new();
+    BufReader::new(stdout).read_line(&mut line)?;
+    let addr = line
+        .trim()
+        .strip_prefix("listening on http://")
+        .ok_or_else(|| anyhow!("unexpected first line from the server: {line:?}"))?
+        .parse()?;
+    Ok(ServerChild {
+        child,
+        addr,
+        _dir: dir,
+    })
+}
+
+/// Resident memory of a process in bytes (Linux `/proc`).
+pub fn rss_bytes(pid: u32) -> Option<u64> {
+    let s = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let line = s.lines().find(|l| l.starts_with("VmRSS:"))?;
+    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb * 1024)
+}
+
+/// CPU time (user + system) a process has used, in seconds (Linux `/proc`).
+pub fn cpu_seconds(pid: u32) -> Option<f64> {
+    let s = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let rest = &s[s.rfind(')')? + 2..];
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    // After the command: state is field 3, utime 14 and stime 15 (1-based).
+    let ticks: u64 = f.get(11)?.parse::<u64>().ok()? + f.get(12)?.parse::<u64>().ok()?;
+    Some(ticks as f64 / 100.0)
+}
+
+struct Rng(u64);
+
+impl Rng {
+    fn new() -> Rng {
+        let mut b = [0u8; 8];
+        getrandom_fill(&mut b);
+        Rng(u64::from_le_bytes(b) | 1)
+    }
+    fn below(&mut self, n: usize) -> usize {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        (self.0 % n.max(1) as u64) as usize
+    }
+}
+
+fn getrandom_fill(b: &mut [u8]) {
+    getrandom::fill(b).expect("the operating system's random generator failed");
+}
+
+#[derive(Default)]
+struct Stats {
+    moves: u64,
+    rtts_us: Vec<u32>,
+    errors: u64,
+    ended: u64,
+}
+
+async fn create_game(addr: SocketAddr) -> anyhow::Result<(String, String, String)> {
+    let body = json!({"opponent": "friend", "color": "red", "time": "60+5"}).to_string();
+    let r = http(addr, "POST", "/api/games", Some(&body)).await?;
+    if r.status != 201 {
+        bail!("create: HTTP {}", r.status);
+    }
+    let v = r.json()?;
+    let token_of =
+        |url: &Value| -> Option<String> { url.as_str()?.split("seat=").nth(1).map(str::to_string) };
+    Ok((
+        v["id"].as_str().unwrap_or_default().to_string(),
+        v["token"].as_str().unwrap_or_default().to_string(),
+        token_of(&v["invite_url"]).unwrap_or_default(),
+    ))
+}
+
+async fn player(
+    addr: SocketAddr,
+    game: String,
+    token: String,
+    connect: Arc<Semaphore>,
+    ready: mpsc::Sender<()>,
+    mut go: watch::Receiver<Option<Instant>>,
+    think_ms: u64,
+) -> anyhow::Result<Stats> {
+    let mut ws = {
+        let _permit = connect.acquire().await?;
+        let mut ws = WsClient::connect(addr).await?;
+        ws.keep_log = false;
+        ws.send("join", json!({"game": game, "token": token}), None)
+            .await?;
+        ws
+    };
+    let first = ws.recv_until("state", Duration::from_secs(60)).await?;
+    let _ = ready.send(()).await;
+    let deadline = loop {
+        if let Some(d) = *go.borrow_and_update() {
+            break d;
+        }
+        go.changed().await?;
+    };
+    let mut rng = Rng::new();
+    let mut stats = Stats::default();
+    let mut pending: Option<(u64, Instant)> = None;
+    let mut msg = first;
+    loop {
+        let t = msg["t"].as_str().unwrap_or("");
+        let d = &msg["d"];
+        match t {
+            "state" | "move" => {
+                let plies = if t == "state" {
+                    d["moves"].as_array().map_or(0, Vec::len) as u64
+                } else {
+                    d["ply"]["n"].as_u64().unwrap_or(0)
+                };
+                if let Some((n, at)) = pending
+                    && t == "move"
+                    && plies == n
+                {
+                    stats
+                        .rtts_us
+                        .push(at.elapsed().as_micros().min(u128::from(u32::MAX)) as u32);
+                    stats.moves += 1;
+                    pending = None;
+                }
+                let legal: Vec<&str> = d["legal"]
+                    .as_array()
+                    .map(|a| a.iter().filter_map(Value::as_str).collect())
+                    .unwrap_or_default();
+                if pending.is_none() && !legal.is_empty() {
+                    let pause = think_ms / 2 + rng.below(think_ms as usize + 1) as u64;
+                    tokio::time::sleep(Duration::from_millis(pause)).await;
+                    if Instant::now() >= deadline {
+                        break;
+                    }
+                    let m = legal[rng.below(legal.len())].to_string();
+                    pending = Some((plies + 1, Instant::now()));
+                    ws.send("move", json!({ "uci": m }), None).await?;
+                }
+            }
+            "end" => {
+                stats.ended += 1;
+                break;
+            }
+            "error" => {
+                stats.errors += 1;
+                pending = None;
+            }
+            _ => {}
+        }
+        let left = deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() && pending.is_none() {
+            break;
+        }
+        msg = match ws.recv(left + Duration::from_secs(10)).await {
+            Ok(m) => m,
+            Err(_) => break,
+        };
+    }
+    ws.close().await;
+    Ok(stats)
+}
+
+fn percentile(sorted: &[u32], p: f64) -> f64 {
+    if sorted.is_empty() {
+        return 0.0;
+    }
+    let i = ((sorted.len() as f64 - 1.0) * p).round() as usize;
+    f64::from(sorted[i.min(sorted.len() - 1)]) / 1000.0
+}
+
+/// Runs the load test.
+pub fn run(args: LoadtestArgs) -> anyhow::Result<()> {
+    if args.games == 0 {
+        bail!("--games must be at least 1");
+    }
+    let server = match args.addr {
+        Some(_) => None,
+        None => Some(spawn_server(&args.sync)?),
+    };
+    let addr = args
+        .addr
+        .or(server.as_ref().map(|s| s.addr))
+        .ok_or_else(|| anyhow!("no address"))?;
+    let pid = server.as_ref().map(|s| s.child.id());
+    let rss = || pid.and_then(rss_bytes);
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?;
+    rt.block_on(async move {
+        let rss0 = rss();
+        println!("server {addr}; creating {} games", args.games);
+        let t0 = Instant::now();
+        let sem = Arc::new(Semaphore::new(64));
+        let mut creators = Vec::new();
+        for _ in 0..args.games {
+            let sem = Arc::clone(&sem);
+            creators.push(tokio::spawn(async move {
+                let _p = sem.acquire().await?;
+                create_game(addr).await
+            }));
+        }
+        let mut games = Vec::new();
+        for c in creators {
+            games.push(c.await??);
+        }
+        let create_s = t0.elapsed().as_secs_f64();
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        let rss1 = rss();
+        println!("created in {create_s:.1} s; connecting {} players", 2 * games.len());
+        let (ready_tx, mut ready_rx) = mpsc::channel(1024);
+        let (go_tx, go_rx) = watch::channel(None);
+        let connect = Arc::new(Semaphore::new(200));
+        let mut players = Vec::new();
+        for (id, red, black) in games {
+            for token in [red, black] {
+                players.push(tokio::spawn(player(
+                    addr,
+                    id.clone(),
+                    token,
+                    Arc::clone(&connect),
+                    ready_tx.clone(),
+                    go_rx.clone(),
+                    args.think_ms,
+                )));
+            }
+        }
+        drop(ready_tx);
+        let t1 = Instant::now();
+        let mut joined = 0;
+        while joined < players.len() {
+            match tokio::time::timeout(Duration::from_secs(120), ready_rx.recv()).await {
+                Ok(Some(())) => joined += 1,
+                _ => break,
+            }
+        }
+        println!("{joined} players joined in {:.1} s", t1.elapsed().as_secs_f64());
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        let rss2 = rss();
+        let cpu = || pid.and_then(cpu_seconds);
+        let me = std::process::id();
+        let (server_cpu0, client_cpu0) = (cpu(), cpu_seconds(me));
+        let start = Instant::now();
+        go_tx.send_replace(Some(start + Duration::from_secs(args.duration)));
+        let mut all = Stats::default();
+        let mut failures = 0;
+        for p in players {
+            match p.await {
+                Ok(Ok(s)) => {
+                    all.moves += s.moves;
+                    all.errors += s.errors;
+                    all.ended += s.ended;
+                    all.rtts_us.extend(s.rtts_us);
+                }
+                Ok(Err(e)) => {
+                    failures += 1;
+                    if failures <= 3 {
+                        eprintln!("player failed: {e}");
+                    }
+                }
+                Err(e) => {
+                    failures += 1;
+                    eprintln!("player task failed: {e}");
+                }
+            }
+        }
+        let secs = start.elapsed().as_secs_f64();
+        let (server_cpu1, client_cpu1) = (cpu(), cpu_seconds(me));
+        all.rtts_us.sort_unstable();
+        let r = &all.rtts_us;
+        println!("games {}  players joined {joined}  failed players {failures}", args.games);
+        println!(
+            "moves {}  in {secs:.1} s  = {:.0} moves/s  (think {} ms ±50%)",
+            all.moves,
+            all.moves as f64 / secs,
+            args.think_ms
+        );
+        println!(
+            "move round trip ms: p50 {:.2}  p90 {:.2}  p99 {:.2}  max {:.2}",
+            percentile(r, 0.5),
+            percentile(r, 0.9),
+            percentile(r, 0.99),
+            percentile(r, 1.0)
+        );
+        println!("errors {}  games ended {}", all.errors, all.ended / 2);
+        if let (Some(a), Some(b)) = (server_cpu0, server_cpu1) {
+            println!(
+                "server CPU {:.1} s during play = {:.0} µs per move ({:.0}% of one core)",
+                b - a,
+                (b - a) * 1e6 / all.moves.max(1) as f64,
+                (b - a) * 100.0 / secs
+            );
+        }
+        if let (Some(a), Some(b)) = (client_cpu0, client_cpu1) {
+            println!("load generator CPU {:.1} s during play", b - a);
+        }
+        match (rss0, rss1, rss2) {
+            (Some(a), Some(b), Some(c)) => {
+                let n = args.games as f64;
+                println!(
+                    "server RSS: start {:.1} MiB, {} idle games {:.1} MiB ({:.1} KiB/idle game), connected {:.1} MiB ({:.1} KiB/game with 2 sockets)",
+                    a as f64 / 1048576.0,
+                    args.games,
+                    b as f64 / 1048576.0,
+                    (b.saturating_sub(a)) as f64 / n / 1024.0,
+                    c as f64 / 1048576.0,
+                    (c.saturating_sub(a)) as f64 / n / 1024.0,
+                );
+            }
+            _ => println!("server RSS: not measured (external server)"),
+        }
+        anyhow::Ok(())
+    })?;
+    drop(server);
+    Ok(())
+}

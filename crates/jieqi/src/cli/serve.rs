@@ -1,0 +1,104 @@
+//! `jieqi serve`: the game server and web UI.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+
+use anyhow::Context as _;
+use clap::Args;
+use jieqi_server::store::SyncMode;
+use jieqi_server::{Config, EngineKind, Server};
+
+/// Options of `jieqi serve`.
+#[derive(Args, Debug)]
+pub struct ServeArgs {
+    /// Address to listen on (port 0 picks a free port).
+    #[arg(long, env = "JIEQI_ADDR", default_value = "127.0.0.1:8080")]
+    pub addr: SocketAddr,
+    /// SQLite database file (created if missing).
+    #[arg(long, env = "JIEQI_DB", default_value = "jieqi.db")]
+    pub db: PathBuf,
+    /// Commit durability: `full` (fsync every commit) or `normal` (survives a killed
+    /// process, not a power loss).
+    #[arg(long, env = "JIEQI_SYNC", default_value = "full", value_parser = parse_sync)]
+    pub sync: SyncMode,
+    /// Engine threads: how many engine games think at once.
+    #[arg(long, env = "JIEQI_ENGINE_THREADS", default_value_t = 1)]
+    pub engine_threads: usize,
+    /// Engine of engine games: `search` (jieqi-engine) or `greedy` (one-ply, fast).
+    #[arg(long, env = "JIEQI_ENGINE", default_value = "search", value_parser = parse_engine)]
+    pub engine: EngineKind,
+    /// Seconds a player may be away before the opponent can claim the game.
+    #[arg(long, env = "JIEQI_ABANDON_SECS", default_value_t = 60)]
+    pub abandon_secs: u64,
+}
+
+fn parse_engine(s: &str) -> Result<EngineKind, String> {
+    EngineKind::parse(s).ok_or_else(|| format!("{s:?}: expected search or greedy"))
+}
+
+fn parse_sync(s: &str) -> Result<SyncMode, String> {
+    SyncMode::parse(s).ok_or_else(|| format!("{s:?}: expected full or normal"))
+}
+
+impl ServeArgs {
+    /// The server configuration.
+    pub fn config(&self) -> Config {
+        Config {
+            addr: self.addr,
+            db: self.db.clone(),
+            sync: self.sync,
+            engine_threads: self.engine_threads.max(1),
+            engine: self.engine,
+            abandon_ms: self.abandon_secs.saturating_mul(1000),
+            ..Config::default()
+        }
+    }
+}
+
+/// Logs to stderr, filtered by `RUST_LOG` (default `info`).
+pub fn init_tracing() {
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .try_init();
+}
+
+/// Resolves on SIGINT or SIGTERM.
+pub async fn shutdown_signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let term = std::future::pending::<()>();
+    tokio::select! {
+        _ = ctrl_c => {}
+        _ = term => {}
+    }
+}
+
+/// Runs the server until SIGINT/SIGTERM.
+pub fn run(args: ServeArgs) -> anyhow::Result<()> {
+    init_tracing();
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?;
+    rt.block_on(async {
+        let server = Server::start(args.config()).await?;
+        // The first line on stdout names the address (scripts and tests read it).
+        println!("listening on http://{}", server.addr);
+        server.run_until(shutdown_signal()).await;
+        anyhow::Ok(())
+    })
+}

@@ -1,0 +1,146 @@
+//! The real `jieqi serve` binary is killed with SIGKILL between moves and restarted on
+//! the same database: the game goes on from the same position, no acknowledged move
+//! lost, the clocks restored without charging the downtime.
+
+use std::io::{BufRead, BufReader};
+use std::net::SocketAddr;
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+use jieqi_server::client::{WsClient, http};
+use serde_json::{Value, json};
+
+const WAIT: Duration = Duration::from_secs(10);
+
+struct Serve(Child);
+
+impl Drop for Serve {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn serve(db: &Path) -> (Serve, SocketAddr) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_jieqi"))
+        .args(["serve", "--addr", "127.0.0.1:0", "--sync", "full", "--db"])
+        .arg(db)
+        .env("RUST_LOG", "warn")
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("start jieqi serve");
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let addr = line
+        .trim()
+        .strip_prefix("listening on http://")
+        .expect(&line)
+        .parse()
+        .unwrap();
+    (Serve(child), addr)
+}
+
+async fn join(addr: SocketAddr, game: &str, token: &str) -> (WsClient, Value) {
+    let mut c = WsClient::connect(addr).await.unwrap();
+    c.send("join", json!({"game": game, "token": token}), None)
+        .await
+        .unwrap();
+    let s = c.recv_until("state", WAIT).await.unwrap();
+    (c, s)
+}
+
+async fn ack(c: &mut WsClient, n: u64) -> Value {
+    loop {
+        let m = c.recv_until("move", WAIT).await.unwrap();
+        if m["d"]["ply"]["n"] == n {
+            return m;
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn killed_server_resumes_games_with_fair_clocks() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("restart.db");
+    let (server, addr) = serve(&db);
+    let body = json!({"opponent": "friend", "color": "red", "time": "10+0"}).to_string();
+    let r = http(addr, "POST", "/api/games", Some(&body)).await.unwrap();
+    assert_eq!(r.status, 201);
+    let g = r.json().unwrap();
+    let id = g["id"].as_str().unwrap().to_string();
+    let red_token = g["token"].as_str().unwrap().to_string();
+    let black_token = g["invite_url"]
+        .as_str()
+        .unwrap()
+        .split("seat=")
+        .nth(1)
+        .unwrap()
+        .to_string();
+    let (mut red, _) = join(addr, &id, &red_token).await;
+    let (mut black, _) = join(addr, &id, &black_token).await;
+    let mut last = red.recv_until("state", WAIT).await.unwrap();
+    // Six plies, each acknowledged to its mover.
+    for n in 1..=6u64 {
+        let (mover, other) = if n % 2 == 1 {
+            (&mut red, &mut black)
+        } else {
+            (&mut black, &mut red)
+        };
+        let legal = last["d"]["legal"].as_array().unwrap().clone();
+        let mv = legal[(n as usize * 5) % legal.len()]
+            .as_str()
+            .unwrap()
+            .to_string();
+        mover.send("move", json!({"uci": mv}), None).await.unwrap();
+        ack(mover, n).await;
+        last = ack(other, n).await;
+    }
+    let before_red = {
+        red.send("sync", Value::Null, None).await.unwrap();
+        red.recv_until("state", WAIT).await.unwrap()
+    };
+    let stored_black = before_red["d"]["moves"][5]["clock_ms"].as_u64().unwrap();
+    let stored_red = before_red["d"]["moves"][4]["clock_ms"].as_u64().unwrap();
+
+    // Red thinks a little, then the server dies without any warning.
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    drop(server);
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    assert!(
+        red.recv(Duration::from_secs(2)).await.is_err(),
+        "the old server is gone"
+    );
+
+    let (_server2, addr2) = serve(&db);
+    let (mut red2, s) = join(addr2, &id, &red_token).await;
+    let (_black2, sb) = join(addr2, &id, &black_token).await;
+    let d = &s["d"];
+    assert_eq!(d["status"], "live");
+    assert_eq!(
+        d["moves"], before_red["d"]["moves"],
+        "every acknowledged move is back"
+    );
+    assert_eq!(d["fen"], before_red["d"]["fen"]);
+    assert_eq!(sb["d"]["fen"], last["d"]["fen"]);
+    assert_eq!(d["turn"], "red");
+    // Clocks: Black's untouched, Red's resumed from its stored time; the 1.5 s of
+    // downtime (and the 0.3 s before the crash) were not charged.
+    let clock = &d["clock"];
+    assert_eq!(clock["running"], "red");
+    assert_eq!(clock["black_ms"].as_u64().unwrap(), stored_black);
+    let red_ms = clock["red_ms"].as_u64().unwrap();
+    assert!(
+        red_ms <= stored_red && red_ms + 1000 > stored_red,
+        "red {red_ms} vs stored {stored_red}"
+    );
+    // And the game goes on.
+    let legal = d["legal"].as_array().unwrap();
+    red2.send("move", json!({"uci": legal[0]}), None)
+        .await
+        .unwrap();
+    let m = ack(&mut red2, 7).await;
+    assert_eq!(m["d"]["turn"], "black");
+}
