@@ -28,7 +28,9 @@ pub fn budget(limits: &Limits, turn: Color, overhead: Duration) -> Budget {
     let mut soft: Option<Duration> = None;
     let mut hard: Option<Duration> = None;
     if let Some(mt) = limits.movetime {
-        let t = mt.saturating_sub(overhead).max(Duration::from_millis(1));
+        // The overhead comes off, but never more than a quarter of a short move time
+        // (in-process callers asking for 20 ms still get 15 ms of search).
+        let t = mt.saturating_sub(overhead.min(mt / 4)).max(Duration::from_millis(1));
         soft = Some(t);
         hard = Some(t);
     }
@@ -80,6 +82,11 @@ mod tests {
             ..Limits::default()
         };
         assert_eq!(budget(&l, Color::Red, ms(20)).hard, Some(ms(480)));
+        let short = Limits {
+            movetime: Some(ms(20)),
+            ..Limits::default()
+        };
+        assert_eq!(budget(&short, Color::Red, ms(50)).hard, Some(ms(15)));
         let l = Limits {
             infinite: true,
             ..l
