@@ -30,7 +30,9 @@ pub fn budget(limits: &Limits, turn: Color, overhead: Duration) -> Budget {
     if let Some(mt) = limits.movetime {
         // The overhead comes off, but never more than a quarter of a short move time
         // (in-process callers asking for 20 ms still get 15 ms of search).
-        let t = mt.saturating_sub(overhead.min(mt / 4)).max(Duration::from_millis(1));
+        let t = mt
+            .saturating_sub(overhead.min(mt / 4))
+            .max(Duration::from_millis(1));
         soft = Some(t);
         hard = Some(t);
     }
