@@ -9,15 +9,27 @@ use jieqi_core::Position;
 use crate::engine::{Engine, Limits, Options};
 
 /// Default depth of `bench`.
-pub const DEFAULT_DEPTH: u32 = 7;
+pub const DEFAULT_DEPTH: u32 = 3;
 
-/// The bench positions: the start, opening and middlegame positions with face-down
-/// pieces and pools, and a few endgames.
-pub const POSITIONS: &[&str] = &[jieqi_core::START_FEN, BENCH_MIDDLEGAMES[0]];
+/// Middlegame positions from self-play, with face-down pieces, pools and captured
+/// identities (also used to measure nodes per second).
+pub const MIDDLEGAMES: &[&str] = &[
+    "1p1xkxxb1/9/4p2x1/x1x3x1x/9/4p4/X1X3X1X/1n2C4/3P5/X2XKXXXX w A1B2N1R2C1P3a1b1n1r2c2p1 a1p1 4 7",
+    "x1xk1xxxx/9/4r4/x1x1x1x1x/9/9/XPX1X1X1X/9/4K4/XXnX1XXXX b A1B2N2R2C1P4a1b2n1c2p5 C1a1r1 1 6",
+    "x2k2xxx/4p4/4pr3/x1x3x1x/9/9/XPX1X1b1X/3nKN3/9/X2X1XXXX w B2N1R2C1P4a1b1n1c2p3 A1C1a1r1 6 12",
+    "1p1xkxxxx/9/4bn3/x5x1x/2a4C1/R3P4/2X3X1X/4P4/1b3N3/XXXXKX3 w A2B1N1R1C1P2a1r2c2p3 P1n1 10 8",
+    "1nxxkx1xx/9/4p2N1/x1x1x1x1x/9/4C4/X1X3X1X/4R4/1a7/XX1XKXXA1 b A1B2N1R1P4a1b2n1r2c1p3 C1p1 5 5",
+    "3xkx1x1/3n5/a3p4/x1xNx1x1x/9/C8/X1X3XrX/4P4/3R5/1X1XKX1A1 w A1B1N1R1P3b2n1r1c1p3 B1C1p1 7 15",
+    "1bxxkxx2/9/4c4/x3x1x1x/2p6/5rN2/X1X1X3X/4P1C2/1p1BN4/X3KXX1X w A1B1R1C1P4a1b1n2r1c1p2 a1p1 14 10",
+    "3xkxxxx/9/4p2R1/2x1x1x1x/p8/1r7/2N3X1X/4R4/9/XX1XKXXP1 b A1B1N1C2P2a1b1n1r1c2p3 B1P1n1 1 8",
+    "1p1xkxxxx/9/4b2R1/9/5c1Cc/2PaP4/6X1X/4P4/1b3N3/XXXXKX3 b A2B1N1R1C1P1r2p3 P1a1n1 2 12",
+];
 
-/// Middlegame positions (also used to measure nodes per second).
-pub const BENCH_MIDDLEGAMES: &[&str] = &[
-    "xxxxkxxxx/9/1x5x1/x1x1x1x1x/9/9/X1X1X1X1X/1X5X1/9/XXXXKXXXX w A2B2N2R2C2P5a2b2n2r2c2p5 - 0 1",
+/// Endgame positions from self-play.
+pub const ENDGAMES: &[&str] = &[
+    "1B1k4A/4p4/4p4/7R1/9/6p2/4X1b1P/n8/9/1P1XKXXX1 w A1B1R1C1P1 N1C1P2a1n1r2c1p2 1 19",
+    "3b3a1/4k4/9/x7x/5n3/1a2B4/X1X3X1X/5N3/9/1A2K4 w A1N1P2r1p1 B1R1C1P1b1n1r1p2 0 17",
+    "R4C3/3kpbN2/4p4/8x/p1r1c4/4B4/X8/3rP4/9/3XKX1A1 w A1N1R1n1 B1C1P2b1p2 4 32",
 ];
 
 /// The outcome of a bench run.
@@ -46,10 +58,22 @@ impl BenchResult {
     }
 }
 
-/// Runs the bench at `depth` (default [`DEFAULT_DEPTH`]) on one thread with a fresh
-/// 16 MiB table per position, reporting a line per position to `out`.
+/// Depth of the start position: its tree is chance nodes at every ply (every move but
+/// the king's reveals a piece), so it is searched shallower than the others.
+pub const START_DEPTH: u32 = 2;
+
+/// Runs the bench at `depth` (default [`DEFAULT_DEPTH`]; the start position at most
+/// [`START_DEPTH`]) on one thread with a fresh 16 MiB table per position, reporting a
+/// line per position to `out`.
 pub fn run(depth: Option<u32>, out: &mut dyn FnMut(&str)) -> BenchResult {
-    run_positions(POSITIONS, depth.unwrap_or(DEFAULT_DEPTH), out)
+    let depth = depth.unwrap_or(DEFAULT_DEPTH).max(1);
+    let mut r = run_positions(&[jieqi_core::START_FEN], depth.min(START_DEPTH), out);
+    let mut rest = MIDDLEGAMES.to_vec();
+    rest.extend_from_slice(ENDGAMES);
+    let r2 = run_positions(&rest, depth, out);
+    r.nodes += r2.nodes;
+    r.time += r2.time;
+    r
 }
 
 /// Runs a fixed-depth search of each FEN (invalid ones are reported and skipped).

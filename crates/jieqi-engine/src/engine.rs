@@ -37,7 +37,7 @@ impl Default for Options {
             hash_mb: 16,
             threads: 1,
             multipv: 1,
-            move_overhead: Duration::from_millis(30),
+            move_overhead: Duration::from_millis(50),
             skill_level: 20,
             limit_strength: false,
             elo: 2800,
@@ -61,7 +61,7 @@ impl Options {
 pub struct Limits {
     /// Greatest depth in plies.
     pub depth: Option<u32>,
-    /// Node budget (checked every 1024 nodes).
+    /// Node budget (checked every 256 nodes).
     pub nodes: Option<u64>,
     /// Exact time for this move.
     pub movetime: Option<Duration>,
@@ -460,7 +460,7 @@ fn iterate(
         if !infinite
             && !s.is_pondering()
             && let Some(soft) = soft
-            && s.elapsed() >= soft / 2
+            && s.elapsed() >= soft * 2 / 5
         {
             break;
         }

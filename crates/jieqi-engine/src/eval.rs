@@ -253,7 +253,10 @@ pub fn evaluate(params: &Params, pos: &Position) -> i32 {
     if pos.turn() == Color::Red { v } else { -v }
 }
 
-const LEGS: [(i32, i32, [(i32, i32); 2]); 4] = [
+/// A horse's leg offset and the two targets beyond it.
+type Leg = (i32, i32, [(i32, i32); 2]);
+
+const LEGS: [Leg; 4] = [
     (0, 1, [(-1, 2), (1, 2)]),
     (0, -1, [(-1, -2), (1, -2)]),
     (1, 0, [(2, -1), (2, 1)]),
@@ -266,6 +269,8 @@ pub fn trace<T: Tracer>(p: &Params, pos: &Position, t: &mut T) -> i32 {
     let board = pos.board();
     let w = &p.w;
     let mut total = 0i32;
+    let all = board.occupancy(Color::Red) | board.occupancy(Color::Black);
+    let empty = |s: Square| all & (1u128 << s.index()) == 0;
     for color in Color::ALL {
         let sign = if color == Color::Red { 1 } else { -1 };
         let fsign = f64::from(sign);
@@ -320,7 +325,7 @@ pub fn trace<T: Tracer>(p: &Params, pos: &Position, t: &mut T) -> i32 {
                                 for (df, dr) in [(0, 1), (0, -1), (1, 0), (-1, 0)] {
                                     let (mut x, mut y) = (f + df, r + dr);
                                     while let Some(s) = Square::from_xy(x, y) {
-                                        if board.piece_at(s).is_some() {
+                                        if !empty(s) {
                                             break;
                                         }
                                         mob += 1;
@@ -342,7 +347,7 @@ pub fn trace<T: Tracer>(p: &Params, pos: &Position, t: &mut T) -> i32 {
                                 let Some(leg) = Square::from_xy(f + lf, r + lr) else {
                                     continue;
                                 };
-                                if board.piece_at(leg).is_some() {
+                                if !empty(leg) {
                                     continue;
                                 }
                                 for (tf, tr) in targets {

@@ -14,7 +14,7 @@
 //!
 //! let mut engine = Engine::new(Options::default());
 //! let pos = Position::start();
-//! let result = engine.search(&pos, &Limits::depth(3), &[]).expect("the start has moves");
+//! let result = engine.search(&pos, &Limits::depth(2), &[]).expect("the start has moves");
 //! assert!(pos.is_legal(result.best));
 //! println!("bestmove {} score {}", result.best, result.score);
 //! ```

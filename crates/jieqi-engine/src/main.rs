@@ -1,14 +1,79 @@
 //! `jieqi-engine`: the Jieqi engine speaking UCI on stdin/stdout at once (GUIs often
-//! cannot pass arguments); `jieqi-engine bench [DEPTH]` runs the bench.
+//! cannot pass arguments). Also:
+//! - `jieqi-engine bench [DEPTH]`: the bench (node signature and nodes/s);
+//! - `jieqi-engine selfplay GAMES NODES SEED OUT`: self-play training data `FEN | RESULT`;
+//! - `jieqi-engine tune DATA EPOCHS OUT`: Texel-tunes the evaluation on DATA and writes
+//!   the parameters to OUT.
 
-fn main() {
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    if args.first().map(String::as_str) == Some("bench") {
-        let depth = args.get(1).and_then(|d| d.parse().ok());
-        let r = jieqi_engine::bench::run(depth, &mut |l| println!("{l}"));
-        println!("{}", r.summary());
-        return;
+    match args.first().map(String::as_str) {
+        None => {
+            let stdin = std::io::BufReader::new(std::io::stdin());
+            jieqi_engine::uci::run(stdin, std::io::stdout());
+            ExitCode::SUCCESS
+        }
+        Some("bench") => {
+            let depth = args.get(1).and_then(|d| d.parse().ok());
+            let r = jieqi_engine::bench::run(depth, &mut |l| println!("{l}"));
+            println!("{}", r.summary());
+            ExitCode::SUCCESS
+        }
+        Some("selfplay") if args.len() == 5 => {
+            let (Ok(games), Ok(nodes), Ok(seed)) =
+                (args[1].parse(), args[2].parse(), args[3].parse())
+            else {
+                eprintln!("usage: jieqi-engine selfplay GAMES NODES SEED OUT");
+                return ExitCode::FAILURE;
+            };
+            let lines = jieqi_engine::tune::selfplay(games, nodes, seed, &mut |l| eprintln!("{l}"));
+            let text = lines.join("\n") + "\n";
+            match std::fs::write(&args[4], text) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(e) => {
+                    eprintln!("cannot write {}: {e}", args[4]);
+                    ExitCode::FAILURE
+                }
+            }
+        }
+        Some("tune") if args.len() == 4 => {
+            let Ok(epochs) = args[2].parse() else {
+                eprintln!("usage: jieqi-engine tune DATA EPOCHS OUT");
+                return ExitCode::FAILURE;
+            };
+            let data = match std::fs::read_to_string(&args[1])
+                .map_err(|e| e.to_string())
+                .and_then(|t| jieqi_engine::tune::parse_data(&t))
+            {
+                Ok(d) => d,
+                Err(e) => {
+                    eprintln!("cannot read {}: {e}", args[1]);
+                    return ExitCode::FAILURE;
+                }
+            };
+            let r = jieqi_engine::tune::tune(
+                &jieqi_engine::Params::default(),
+                &data,
+                epochs,
+                2.0,
+                &mut |l| eprintln!("{l}"),
+            );
+            eprintln!("error {:.6} -> {:.6}", r.error_before, r.error_after);
+            match std::fs::write(&args[3], r.params.to_text()) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(e) => {
+                    eprintln!("cannot write {}: {e}", args[3]);
+                    ExitCode::FAILURE
+                }
+            }
+        }
+        Some(_) => {
+            eprintln!(
+                "usage: jieqi-engine [bench [DEPTH] | selfplay GAMES NODES SEED OUT | tune DATA EPOCHS OUT]"
+            );
+            ExitCode::FAILURE
+        }
     }
-    let stdin = std::io::BufReader::new(std::io::stdin());
-    jieqi_engine::uci::run(stdin, std::io::stdout());
 }

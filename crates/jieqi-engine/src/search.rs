@@ -153,7 +153,7 @@ pub fn reveal_outcomes(pos: &Position, color: Color) -> ([(Role, u8); 6], usize)
             n += 1;
         }
     }
-    out[..n].sort_by(|a, b| b.1.cmp(&a.1));
+    out[..n].sort_by_key(|o| std::cmp::Reverse(o.1));
     (out, n)
 }
 
@@ -256,7 +256,7 @@ impl<'a> Searcher<'a> {
     fn count_node(&mut self) {
         self.nodes += 1;
         self.pending_nodes += 1;
-        if self.pending_nodes >= 1024 {
+        if self.pending_nodes >= 256 {
             self.flush_nodes();
             self.check_stop();
         }
@@ -585,6 +585,19 @@ impl<'a> Searcher<'a> {
             let is_capture = self.pos.piece_at(m.to).is_some();
             let quiet = !is_capture;
             let new_depth = depth - 1;
+            if i > 0 && quiet && !pv_node && !in_check && best > -MATE_BOUND && scores[i] < 899_000
+            {
+                // Late-move pruning: near the horizon, quiet moves this far down the
+                // ordering rarely matter; each costs a chance node's worth of searches.
+                if depth <= 3 && quiet_count >= (3 + 2 * depth * depth) as usize {
+                    continue;
+                }
+                // Futility pruning: a quiet move cannot lift a position this far below
+                // alpha near the horizon.
+                if depth <= 2 && static_eval + 100 + 120 * depth <= alpha {
+                    continue;
+                }
+            }
             let v = if i == 0 {
                 self.child(m, new_depth, alpha, beta, ply, 0)
             } else {
@@ -680,9 +693,15 @@ impl<'a> Searcher<'a> {
             return self.evaluate();
         }
         let in_check = self.checks[self.keys.len() - 1];
-        let evasions = in_check && qply < 2;
+        let evasions = in_check && qply < 1;
         let key = self.pos.hash();
-        let tte = self.shared.tt.probe(key);
+        // Deep in quiescence the table rarely helps and each probe is a cache miss.
+        let use_tt = qply == 0;
+        let tte = if use_tt {
+            self.shared.tt.probe(key)
+        } else {
+            None
+        };
         if let Some(e) = tte {
             let s = from_tt(e.score, ply);
             let cut = match e.bound {
@@ -779,7 +798,7 @@ impl<'a> Searcher<'a> {
                 }
             }
         }
-        if !in_check {
+        if !in_check && use_tt {
             self.shared.tt.store(
                 key,
                 Entry {
@@ -809,7 +828,7 @@ impl<'a> Searcher<'a> {
             .enumerate()
             .map(|(i, &m)| (scores[i], m))
             .collect();
-        v.sort_by(|a, b| b.0.cmp(&a.0));
+        v.sort_by_key(|e| std::cmp::Reverse(e.0));
         v.into_iter()
             .map(|(_, mv)| RootMove {
                 mv,
@@ -834,6 +853,7 @@ impl<'a> Searcher<'a> {
     ) -> i32 {
         let mut best = -INF;
         self.pv_len[0] = 0;
+        #[allow(clippy::needless_range_loop)]
         for i in first..roots.len() {
             let m = roots[i].mv;
             self.seldepth = 0;
@@ -868,7 +888,7 @@ impl<'a> Searcher<'a> {
             }
         }
         // Stable: moves that failed low keep their previous order.
-        roots[first..].sort_by(|a, b| b.score.cmp(&a.score));
+        roots[first..].sort_by_key(|r| std::cmp::Reverse(r.score));
         best
     }
 
@@ -877,5 +897,91 @@ impl<'a> Searcher<'a> {
         for r in roots {
             r.prev_score = r.score;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The value of `m` in `pos` searched with a fresh table and window `(alpha, beta)`.
+    fn value(pos: &Position, m: Move, child_depth: i32, alpha: i32, beta: i32) -> i32 {
+        let tt = Tt::new(1);
+        let (stop, done, pondering) = (
+            AtomicBool::new(false),
+            AtomicBool::new(false),
+            AtomicBool::new(false),
+        );
+        let nodes = AtomicU64::new(0);
+        let shared = Shared {
+            tt: &tt,
+            stop: &stop,
+            done: &done,
+            nodes: &nodes,
+            pondering: &pondering,
+        };
+        let params = Params::default();
+        let budget = Budget {
+            soft: None,
+            hard: None,
+        };
+        let mut s = Searcher::new(
+            pos.clone(),
+            &[],
+            &shared,
+            &params,
+            true,
+            Instant::now(),
+            budget,
+            None,
+        );
+        s.child(m, child_depth, alpha, beta, 0, 0)
+    }
+
+    #[test]
+    fn star1_cutoffs_agree_with_the_full_window_value() {
+        // A face-down pawn-square piece with four possible identities; Black has
+        // nothing to capture, so every outcome has a well-defined static value.
+        let pos = Position::from_fen("5k3/9/9/9/9/9/X8/9/9/4K4 w R1N1C1P2 - 0 1").unwrap();
+        let m = Move::new(
+            jieqi_core::Square::parse("a3").unwrap(),
+            jieqi_core::Square::parse("a4").unwrap(),
+        );
+        for depth in [0, 1] {
+            let exact = value(&pos, m, depth, -INF, INF);
+            let mut windows = Vec::new();
+            for d in [-700, -300, -120, -40, -7, -1, 0, 1, 7, 40, 120, 300, 700] {
+                windows.push((exact + d - 1, exact + d + 1));
+                windows.push((exact + d - 60, exact + d + 25));
+            }
+            for (a, b) in windows {
+                let v = value(&pos, m, depth, a, b);
+                if exact <= a {
+                    assert!(
+                        v <= a,
+                        "depth {depth} exact {exact} window ({a},{b}) gave {v}"
+                    );
+                } else if exact >= b {
+                    assert!(
+                        v >= b,
+                        "depth {depth} exact {exact} window ({a},{b}) gave {v}"
+                    );
+                } else {
+                    assert_eq!(v, exact, "depth {depth} window ({a},{b})");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn chance_values_stay_within_the_decisive_bound() {
+        // Even when one outcome mates, the mean of a chance node is not a mate score.
+        let pos = Position::from_fen("5k3/9/9/9/9/9/X8/9/9/4K4 w R1P1 - 0 1").unwrap();
+        let m = Move::new(
+            jieqi_core::Square::parse("a3").unwrap(),
+            jieqi_core::Square::parse("a4").unwrap(),
+        );
+        let v = value(&pos, m, 2, -INF, INF);
+        assert!(v.abs() <= DECISIVE);
     }
 }

@@ -28,7 +28,11 @@ pub fn budget(limits: &Limits, turn: Color, overhead: Duration) -> Budget {
     let mut soft: Option<Duration> = None;
     let mut hard: Option<Duration> = None;
     if let Some(mt) = limits.movetime {
-        let t = mt.saturating_sub(overhead).max(Duration::from_millis(1));
+        // The overhead comes off, but never more than a quarter of a short move time
+        // (in-process callers asking for 20 ms still get 15 ms of search).
+        let t = mt
+            .saturating_sub(overhead.min(mt / 4))
+            .max(Duration::from_millis(1));
         soft = Some(t);
         hard = Some(t);
     }
@@ -40,12 +44,12 @@ pub fn budget(limits: &Limits, turn: Color, overhead: Duration) -> Budget {
         let inc = inc.unwrap_or(Duration::ZERO);
         // Keep a reserve: the overhead and a little more for each move to come.
         let left = time.saturating_sub(overhead);
-        let moves = limits.movestogo.map_or(28, |m| m.clamp(1, 50));
+        let moves = limits.movestogo.map_or(40, |m| m.clamp(1, 50));
         let base = left / moves + inc * 3 / 4;
         // Never plan to use more than a fraction of what is left.
         let cap = left * 2 / 5;
         let s = base.min(cap).max(Duration::from_millis(1));
-        let h = (s * 3).min(left * 3 / 5).max(Duration::from_millis(1));
+        let h = (s * 2).min(left / 4).max(Duration::from_millis(1));
         soft = Some(soft.map_or(s, |x| x.min(s)));
         hard = Some(hard.map_or(h, |x| x.min(h)));
     }
@@ -65,7 +69,7 @@ mod tests {
             ..Limits::default()
         };
         let b = budget(&l, Color::Red, ms(50));
-        assert!(b.hard.unwrap() < ms(10_000) * 3 / 5);
+        assert!(b.hard.unwrap() <= ms(10_000) / 4);
         assert!(b.soft.unwrap() <= b.hard.unwrap());
         // Nearly flagged: still a positive budget well below the time left.
         let l = Limits {
@@ -74,12 +78,17 @@ mod tests {
             ..Limits::default()
         };
         let b = budget(&l, Color::Black, ms(50));
-        assert!(b.hard.unwrap() <= ms(10));
+        assert!(b.hard.unwrap() <= ms(3));
         let l = Limits {
             movetime: Some(ms(500)),
             ..Limits::default()
         };
         assert_eq!(budget(&l, Color::Red, ms(20)).hard, Some(ms(480)));
+        let short = Limits {
+            movetime: Some(ms(20)),
+            ..Limits::default()
+        };
+        assert_eq!(budget(&short, Color::Red, ms(50)).hard, Some(ms(15)));
         let l = Limits {
             infinite: true,
             ..l

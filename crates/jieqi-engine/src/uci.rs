@@ -165,7 +165,7 @@ impl State {
             "option name Hash type spin default 16 min 1 max 16384",
             "option name Threads type spin default 1 min 1 max 256",
             "option name MultiPV type spin default 1 min 1 max 128",
-            "option name Move Overhead type spin default 30 min 0 max 5000",
+            "option name Move Overhead type spin default 50 min 0 max 5000",
             "option name Skill Level type spin default 20 min 0 max 20",
             "option name UCI_LimitStrength type check default false",
             "option name UCI_Elo type spin default 2800 min 800 max 2800",

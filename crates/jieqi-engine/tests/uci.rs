@@ -1,0 +1,338 @@
+//! UCI sessions: the loop driven through in-memory pipes, and the real binary.
+
+use std::io::{Read, Write};
+use std::sync::mpsc::{Receiver, Sender, channel};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use jieqi_core::{Position, UciMove};
+
+/// The reading end of an in-memory pipe fed line by line by the test.
+struct PipeIn {
+    rx: Receiver<Vec<u8>>,
+    buf: Vec<u8>,
+    at: usize,
+}
+
+impl Read for PipeIn {
+    fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
+        if self.at >= self.buf.len() {
+            match self.rx.recv() {
+                Ok(b) => {
+                    self.buf = b;
+                    self.at = 0;
+                }
+                Err(_) => return Ok(0),
+            }
+        }
+        let n = out.len().min(self.buf.len() - self.at);
+        out[..n].copy_from_slice(&self.buf[self.at..self.at + n]);
+        self.at += n;
+        Ok(n)
+    }
+}
+
+#[derive(Clone, Default)]
+struct SharedOut(Arc<Mutex<Vec<u8>>>);
+
+impl Write for SharedOut {
+    fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(b);
+        Ok(b.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+struct Session {
+    tx: Option<Sender<Vec<u8>>>,
+    out: SharedOut,
+    handle: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Session {
+    fn start() -> Session {
+        let (tx, rx) = channel();
+        let out = SharedOut::default();
+        let o = out.clone();
+        let handle = std::thread::spawn(move || {
+            let input = std::io::BufReader::new(PipeIn {
+                rx,
+                buf: Vec::new(),
+                at: 0,
+            });
+            jieqi_engine::uci::run(input, o);
+        });
+        Session {
+            tx: Some(tx),
+            out,
+            handle: Some(handle),
+        }
+    }
+
+    fn send(&self, line: &str) {
+        self.tx
+            .as_ref()
+            .unwrap()
+            .send(format!("{line}\n").into_bytes())
+            .unwrap();
+    }
+
+    fn lines(&self) -> Vec<String> {
+        String::from_utf8_lossy(&self.out.0.lock().unwrap())
+            .lines()
+            .map(str::to_string)
+            .collect()
+    }
+
+    /// Waits (up to a generous limit) for a line starting with `prefix`, counting only
+    /// lines after the first `skip`.
+    fn wait_for(&self, prefix: &str, skip: usize) -> String {
+        let t = Instant::now();
+        while t.elapsed() < Duration::from_secs(60) {
+            if let Some(l) = self
+                .lines()
+                .into_iter()
+                .skip(skip)
+                .find(|l| l.starts_with(prefix))
+            {
+                return l;
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        panic!("no {prefix:?} line; output:\n{}", self.lines().join("\n"));
+    }
+
+    fn quit(mut self) {
+        self.send("quit");
+        self.tx.take();
+        self.handle.take().unwrap().join().unwrap();
+    }
+}
+
+#[test]
+fn handshake_and_options() {
+    let s = Session::start();
+    s.send("uci");
+    s.wait_for("uciok", 0);
+    let lines = s.lines();
+    assert!(lines.iter().any(|l| l.starts_with("id name ")));
+    for opt in [
+        "Hash",
+        "Threads",
+        "MultiPV",
+        "Move Overhead",
+        "Skill Level",
+        "UCI_ShowWDL",
+        "UCI_Elo",
+    ] {
+        assert!(
+            lines
+                .iter()
+                .any(|l| l.starts_with(&format!("option name {opt} type"))),
+            "missing option {opt}"
+        );
+    }
+    s.send("setoption name Hash value 8");
+    s.send("setoption name Threads value 2");
+    s.send("setoption name UCI_ShowWDL value true");
+    let n = s.lines().len();
+    s.send("isready");
+    s.wait_for("readyok", n);
+    assert!(
+        !s.lines().iter().any(|l| l.contains("error")),
+        "{:?}",
+        s.lines()
+    );
+    s.quit();
+}
+
+#[test]
+fn position_with_suffixed_moves_then_go_depth() {
+    let s = Session::start();
+    s.send("setoption name UCI_ShowWDL value true");
+    // A face-down pawn revealed as an elephant, a face-down cannon square revealed as
+    // a rook, then a capture of a face-down piece with its identity.
+    s.send("position startpos moves c3c4B c6c5P b2b9Rn");
+    s.send("d");
+    let fen_line = s.wait_for("Fen: ", 0);
+    let mut expect = Position::start();
+    for m in ["c3c4B", "c6c5P", "b2b9Rn"] {
+        let (mv, rv) = UciMove::parse(m).unwrap().resolve(&expect).unwrap();
+        expect.play(mv, rv).unwrap();
+    }
+    assert_eq!(fen_line, format!("Fen: {}", expect.fen()));
+    let n = s.lines().len();
+    s.send("go depth 1");
+    let best = s.wait_for("bestmove ", n);
+    let mv = best.split_whitespace().nth(1).unwrap();
+    assert_eq!(mv.len(), 4, "bestmove is 4 characters: {best}");
+    let m = UciMove::parse(mv).unwrap().to_plain();
+    assert!(expect.is_legal(m));
+    let info = s
+        .lines()
+        .into_iter()
+        .skip(n)
+        .find(|l| l.starts_with("info depth"))
+        .expect("an info line");
+    for field in [
+        " seldepth ",
+        " score ",
+        " nodes ",
+        " nps ",
+        " hashfull ",
+        " time ",
+        " pv ",
+        " wdl ",
+    ] {
+        assert!(info.contains(field), "{field:?} missing in {info}");
+    }
+    s.quit();
+}
+
+#[test]
+fn face_down_move_without_suffix_is_rejected_and_position_kept() {
+    let s = Session::start();
+    s.send("position startpos moves c3c4B");
+    s.send("position startpos moves c3c4B c6c5");
+    let err = s.wait_for("info string error", 0);
+    assert!(err.contains("c6c5"), "{err}");
+    s.send("d");
+    let fen = s.wait_for("Fen: ", 0);
+    let mut p = Position::start();
+    let (m, rv) = UciMove::parse("c3c4B").unwrap().resolve(&p).unwrap();
+    p.play(m, rv).unwrap();
+    assert_eq!(
+        fen,
+        format!("Fen: {}", p.fen()),
+        "the earlier position stays"
+    );
+    s.quit();
+}
+
+#[test]
+fn stop_ends_an_infinite_search() {
+    let s = Session::start();
+    s.send("position startpos");
+    s.send("go infinite");
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(
+        !s.lines().iter().any(|l| l.starts_with("bestmove")),
+        "an infinite search must wait for stop"
+    );
+    s.send("stop");
+    let best = s.wait_for("bestmove ", 0);
+    let m = UciMove::parse(best.split_whitespace().nth(1).unwrap()).unwrap();
+    assert!(Position::start().is_legal(m.to_plain()));
+    s.quit();
+}
+
+#[test]
+fn garbage_input_survives() {
+    let s = Session::start();
+    for junk in [
+        "xyzzy",
+        "position",
+        "position fen",
+        "position fen not/a/fen w - - 0 1",
+        "position startpos moves zz99",
+        "position startpos moves e0e5",
+        "position startpos moves h2e2Kq",
+        "go depth",
+        "go wtime abc",
+        "go perft",
+        "go perft 99",
+        "setoption",
+        "setoption name Hash value lots",
+        "setoption name Nonsense value 3",
+        "\u{1F600} \u{0} \t",
+        "go movetime -5 depth 1",
+    ] {
+        s.send(junk);
+    }
+    let n = s.lines().len();
+    s.send("isready");
+    s.wait_for("readyok", n);
+    let errors = s
+        .lines()
+        .iter()
+        .filter(|l| l.starts_with("info string error"))
+        .count();
+    assert!(errors >= 13, "{:?}", s.lines());
+    // Still works.
+    let n = s.lines().len();
+    s.send("position startpos");
+    s.send("go depth 1");
+    s.wait_for("bestmove ", n);
+    s.quit();
+}
+
+#[test]
+fn go_perft_counts_chance_leaves() {
+    let s = Session::start();
+    s.send("position startpos");
+    s.send("go perft 2");
+    let total = s.wait_for("Nodes searched: ", 0);
+    let expect = jieqi_core::perft::perft(&Position::start(), 2, jieqi_core::perft::Mode::Chance);
+    assert_eq!(total, format!("Nodes searched: {expect}"));
+    s.quit();
+}
+
+#[test]
+fn fen_forms_are_accepted() {
+    let s = Session::start();
+    for fen in [
+        // 6 fields, 5 fields (no captured), 3 fields, legacy order.
+        "xxxxkxxxx/9/1x5x1/x1x1x1x1x/9/9/X1X1X1X1X/1X5X1/9/XXXXKXXXX w A2B2N2R2C2P5a2b2n2r2c2p5 - 0 1",
+        "xxxxkxxxx/9/1x5x1/x1x1x1x1x/9/9/X1X1X1X1X/1X5X1/9/XXXXKXXXX w A2B2N2R2C2P5a2b2n2r2c2p5 0 1",
+        "xxxxkxxxx/9/1x5x1/x1x1x1x1x/9/9/X1X1X1X1X/1X5X1/9/XXXXKXXXX w A2B2N2R2C2P5a2b2n2r2c2p5",
+        "xxxxkxxxx/9/1x5x1/x1x1x1x1x/9/9/X1X1X1X1X/1X5X1/9/XXXXKXXXX A2B2N2R2C2P5a2b2n2r2c2p5 w - - 0 1",
+    ] {
+        s.send(&format!("position fen {fen}"));
+    }
+    let n = s.lines().len();
+    s.send("isready");
+    s.wait_for("readyok", n);
+    assert!(
+        !s.lines().iter().any(|l| l.contains("error")),
+        "{:?}",
+        s.lines()
+    );
+    s.quit();
+}
+
+#[test]
+fn real_binary_speaks_uci_at_once() {
+    use std::io::{BufRead, BufReader};
+    use std::process::{Command, Stdio};
+    let mut child = Command::new(env!("CARGO_BIN_EXE_jieqi-engine"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    writeln!(stdin, "uci").unwrap();
+    writeln!(stdin, "position startpos moves h2e2C").unwrap();
+    writeln!(stdin, "go movetime 200").unwrap();
+    stdin.flush().unwrap();
+    let out = BufReader::new(child.stdout.take().unwrap());
+    let mut saw_uciok = false;
+    let mut best = None;
+    for line in out.lines() {
+        let line = line.unwrap();
+        if line == "uciok" {
+            saw_uciok = true;
+        }
+        if line.starts_with("bestmove") {
+            best = Some(line);
+            break;
+        }
+    }
+    writeln!(stdin, "quit").unwrap();
+    drop(stdin);
+    assert!(child.wait().unwrap().success());
+    assert!(saw_uciok);
+    let best = best.expect("a bestmove");
+    assert_eq!(best.split_whitespace().nth(1).unwrap().len(), 4);
+}
