@@ -141,6 +141,24 @@ impl Deal {
         start_index(sq).map(|(c, i)| self.0[c][i])
     }
 
+    /// What move `m` uncovers in `pos` under this deal, as the referee knows it: the
+    /// mover's identity if it is face-down, the captured piece's if that is face-down.
+    pub fn reveals(&self, pos: &crate::Position, m: crate::Move) -> crate::Reveals {
+        let b = pos.board();
+        crate::Reveals {
+            mover: if b.is_hidden(m.from) {
+                self.identity_at(m.from)
+            } else {
+                None
+            },
+            captured: if b.is_hidden(m.to) {
+                self.identity_at(m.to)
+            } else {
+                None
+            },
+        }
+    }
+
     /// A deal from the operating system's cryptographically secure generator.
     pub fn random() -> Deal {
         let mut seed = [0u8; 32];

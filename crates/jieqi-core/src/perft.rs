@@ -52,18 +52,7 @@ fn children(pos: &mut Position, m: Move, mode: Mode<'_>) -> Vec<Reveals> {
     let cells = &pos.board.cells;
     let hidden_mover = cells[m.from.index()] & HIDDEN != 0;
     match mode {
-        Mode::Deal(deal) => vec![Reveals {
-            mover: if hidden_mover {
-                deal.identity_at(m.from)
-            } else {
-                None
-            },
-            captured: if cells[m.to.index()] & HIDDEN != 0 {
-                deal.identity_at(m.to)
-            } else {
-                None
-            },
-        }],
+        Mode::Deal(deal) => vec![deal.reveals(pos, m)],
         Mode::Chance if hidden_mover => Role::HIDDEN
             .iter()
             .filter(|&&r| pos.pool.get(pos.turn, r) > 0)
@@ -108,19 +97,7 @@ fn count(pos: &mut Position, depth: u32, mode: Mode<'_>) -> u64 {
     for &m in moves.iter() {
         match mode {
             Mode::Deal(deal) => {
-                let cells = &pos.board.cells;
-                let rv = Reveals {
-                    mover: if cells[m.from.index()] & HIDDEN != 0 {
-                        deal.identity_at(m.from)
-                    } else {
-                        None
-                    },
-                    captured: if cells[m.to.index()] & HIDDEN != 0 {
-                        deal.identity_at(m.to)
-                    } else {
-                        None
-                    },
-                };
+                let rv = deal.reveals(pos, m);
                 let undo = pos.play_unchecked(m, rv);
                 total += count(pos, depth - 1, mode);
                 pos.unplay(undo);

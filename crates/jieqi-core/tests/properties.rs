@@ -34,19 +34,7 @@ fn playout(seed: u64, plies: usize) -> Vec<Position> {
         }
         // Prefer captures now and then so games open up.
         let m = moves[rng.below(moves.len())];
-        let b = pos.board();
-        let rv = Reveals {
-            mover: if b.is_hidden(m.from) {
-                deal.identity_at(m.from)
-            } else {
-                None
-            },
-            captured: if b.is_hidden(m.to) {
-                deal.identity_at(m.to)
-            } else {
-                None
-            },
-        };
+        let rv = deal.reveals(&pos, m);
         pos.play(m, rv).unwrap();
         out.push(pos.clone());
     }
@@ -310,19 +298,7 @@ fn perft_by_deal_matches_the_slow_generator() {
             .map(|(s, t)| {
                 let m = Move::new(Square::new(s as u8).unwrap(), Square::new(t as u8).unwrap());
                 let mut p = pos.clone();
-                let b = p.board();
-                let rv = Reveals {
-                    mover: if b.is_hidden(m.from) {
-                        deal.identity_at(m.from)
-                    } else {
-                        None
-                    },
-                    captured: if b.is_hidden(m.to) {
-                        deal.identity_at(m.to)
-                    } else {
-                        None
-                    },
-                };
+                let rv = deal.reveals(&p, m);
                 p.play(m, rv).unwrap();
                 slow_perft(&p, deal, depth - 1)
             })

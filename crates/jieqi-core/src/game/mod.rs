@@ -156,19 +156,7 @@ impl Game {
 
     /// The identities a move uncovers, from the deal.
     pub fn reveals_for(&self, m: Move) -> Reveals {
-        let b = self.position.board();
-        Reveals {
-            mover: if b.is_hidden(m.from) {
-                self.deal.identity_at(m.from)
-            } else {
-                None
-            },
-            captured: if b.is_hidden(m.to) {
-                self.deal.identity_at(m.to)
-            } else {
-                None
-            },
-        }
+        self.deal.reveals(&self.position, m)
     }
 
     /// Plays a coordinate move (suffix letters, if any, must agree with the deal).

@@ -105,6 +105,12 @@ pub fn read(text: &str) -> Result<Record, ReadRecordError> {
         }
     }
     rec.result = meta.result.unwrap_or_else(|| "*".into());
+    if !matches!(rec.result.as_str(), "1-0" | "0-1" | "1/2-1/2" | "*") {
+        return Err(ReadRecordError::Tag {
+            tag: "result".into(),
+            why: format!("{:?} is not 1-0, 0-1, 1/2-1/2 or *", rec.result),
+        });
+    }
     rec.opening_comment = meta.opening_comment.filter(|c| !c.is_empty());
     let mut pos = rec.start.clone();
     for (i, bm) in file.moves.into_iter().enumerate() {
