@@ -14,7 +14,8 @@ use tokio::time::{Instant, sleep_until};
 
 use crate::clock::{Clock, Flagged, TimeControl};
 use crate::knowledge::{
-    self, EndOut, PlyMeta, PlyOut, PoolsOut, SeatOut, VIEWERS, ViewerPositions, viewer_index,
+    self, EndOut, LegalOut, PlyMeta, PlyOut, PoolsOut, SeatOut, VIEWERS, ViewerPositions,
+    viewer_index,
 };
 use crate::protocol::{self, ClientIn, ProtoError};
 use crate::store::{FinishRecord, MoveRecord, NewGame, StoreError, StoredGame, Write};
@@ -604,9 +605,8 @@ impl Actor {
                 return Err(ProtoError::new("game_over", "time ran out before the move"));
             }
         };
-        let backup = self.game.clone();
+        // `Game::play` leaves the game untouched when it refuses a move.
         if let Err(e) = self.game.play(m) {
-            self.game = backup;
             return Err(ProtoError::new("illegal_move", e.to_string()));
         }
         let at_ms = now_ms();
@@ -626,7 +626,7 @@ impl Actor {
         };
         if let Err(e) = self.shared.store.write(write).await {
             tracing::error!(game = %self.id, "cannot store move {m}: {e}");
-            self.game = backup;
+            self.take_back_last();
             return Err(ProtoError::new(
                 "internal",
                 "the move could not be stored; it was not played",
@@ -657,6 +657,30 @@ impl Actor {
             self.maybe_engine();
         }
         Ok(())
+    }
+
+    /// Takes back the last ply (its write failed): the game is replayed without it.
+    /// Rare, so a replay (O(plies)) instead of a copy of the game before every move.
+    fn take_back_last(&mut self) {
+        let plies: Vec<Move> = self.game.plies().iter().map(|p| p.mv).collect();
+        let Some((_, earlier)) = plies.split_last() else {
+            return;
+        };
+        let replayed = Game::from_position(
+            self.game.start().clone(),
+            self.game.deal().clone(),
+            *self.game.rules(),
+        )
+        .and_then(|mut g| {
+            for &m in earlier {
+                g.play(m)?;
+            }
+            Ok(g)
+        });
+        match replayed {
+            Ok(g) => self.game = g,
+            Err(e) => tracing::error!(game = %self.id, "cannot take back a move: {e}"),
+        }
     }
 
     async fn flag(&mut self, c: Color) {
@@ -869,13 +893,23 @@ impl Actor {
             .count()
     }
 
-    fn legal_for(&self, v: Viewer) -> Vec<String> {
+    fn legal_for(&self, v: Viewer) -> LegalOut {
         match v {
             Viewer::Player(c) if self.status == Status::Live && self.game.turn() == c => {
-                knowledge::legal_strings(self.views.get(v))
+                LegalOut::of(self.views.get(v))
             }
-            _ => Vec::new(),
+            _ => LegalOut::none(),
         }
+    }
+
+    /// The invite link, for the creating seat of a friend game while it waits for the
+    /// friend (nobody else ever gets it: it is the other seat's token).
+    fn invite_url_for(&self, v: Viewer) -> Option<String> {
+        let invite = self.invite?;
+        (self.status == Status::Waiting
+            && v == Viewer::Player(!invite)
+            && !self.seats[invite].joined)
+            .then(|| format!("/game/{}?seat={}", self.id, self.seats[invite].token))
     }
 
     fn state_message(&self, v: Viewer) -> String {
@@ -899,6 +933,7 @@ impl Actor {
             abandon_ms: self.shared.config.abandon_ms,
             spectators: self.spectators(),
             commitment: &self.commitment,
+            invite_url: self.invite_url_for(v),
             start_fen: self.game.start().fen(),
             moves: knowledge::plies_for(&self.game, v, &self.metas),
             fen: pos.fen(),
@@ -1089,13 +1124,14 @@ struct StateOut<'a> {
     abandon_ms: u64,
     spectators: usize,
     commitment: &'a str,
+    invite_url: Option<String>,
     start_fen: String,
     moves: Vec<PlyOut>,
     fen: String,
     turn: &'static str,
     check: bool,
     pools: PoolsOut,
-    legal: Vec<String>,
+    legal: LegalOut,
     clock: Option<ClockOut>,
     draw_offer: Option<&'static str>,
     rematch: Option<RematchOut>,
@@ -1109,7 +1145,7 @@ struct MoveOut<'a> {
     turn: &'static str,
     check: bool,
     pools: PoolsOut,
-    legal: Vec<String>,
+    legal: LegalOut,
     clock: Option<ClockOut>,
     status: &'static str,
     draw_offer: Option<&'static str>,

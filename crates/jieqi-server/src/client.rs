@@ -9,6 +9,7 @@ use serde_json::Value;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 use tokio_tungstenite::tungstenite::Message;
+use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
 use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
 
 /// A client-side failure.
@@ -125,9 +126,16 @@ pub struct WsClient {
 }
 
 impl WsClient {
-    /// Connects to `ws://addr/ws`.
+    /// Connects to `ws://addr/ws` (`TCP_NODELAY`; a 4 KiB read buffer: the default
+    /// 128 KiB one is zeroed on every read, which costs more than the messages).
     pub async fn connect(addr: SocketAddr) -> Result<WsClient, ClientError> {
-        let (ws, _) = tokio_tungstenite::connect_async(format!("ws://{addr}/ws")).await?;
+        let config = WebSocketConfig::default().read_buffer_size(4 * 1024);
+        let (ws, _) = tokio_tungstenite::connect_async_with_config(
+            format!("ws://{addr}/ws"),
+            Some(config),
+            true,
+        )
+        .await?;
         Ok(WsClient {
             ws,
             log: Vec::new(),
@@ -154,6 +162,25 @@ impl WsClient {
     pub async fn send_binary(&mut self, b: Vec<u8>) -> Result<(), ClientError> {
         self.ws.send(Message::binary(b)).await?;
         Ok(())
+    }
+
+    /// The next text message, unparsed (not logged), within `wait`.
+    pub async fn recv_text(
+        &mut self,
+        wait: Duration,
+    ) -> Result<tokio_tungstenite::tungstenite::Utf8Bytes, ClientError> {
+        loop {
+            let m = tokio::time::timeout(wait, self.ws.next())
+                .await
+                .map_err(|_| ClientError::Timeout)?;
+            match m {
+                None => return Err(ClientError::Closed),
+                Some(Err(e)) => return Err(e.into()),
+                Some(Ok(Message::Text(t))) => return Ok(t),
+                Some(Ok(Message::Close(_))) => return Err(ClientError::Closed),
+                Some(Ok(_)) => continue,
+            }
+        }
     }
 
     /// The next message, within `wait`.

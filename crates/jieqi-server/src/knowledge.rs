@@ -5,12 +5,13 @@
 //! identity in a message comes from those positions or those reveals, never from the
 //! deal directly (the deal goes out only in [`EndOut`], once the game is over).
 
-use std::collections::BTreeMap;
-
 use jieqi_core::game::Ply;
 use jieqi_core::notation::{Notation, Script, write_move};
-use jieqi_core::{ByColor, Color, Game, Material, Outcome, Piece, Position, Role, UciMove, Viewer};
+use jieqi_core::{
+    ByColor, Color, Game, Material, Move, MoveList, Outcome, Piece, Position, Role, UciMove, Viewer,
+};
 use serde::Serialize;
+use serde::ser::{SerializeMap, Serializer};
 
 /// The three kinds of viewer the server serves.
 pub const VIEWERS: [Viewer; 3] = [Viewer::RED, Viewer::BLACK, Viewer::Spectator];
@@ -62,6 +63,8 @@ pub struct PlyOut {
     pub check: bool,
     /// Chinese notation (as this receiver may see the move).
     pub zh: Option<String>,
+    /// WXF notation (as this receiver may see the move: `=X` reveal, `xX` captured).
+    pub wxf: Option<String>,
     /// Mover's game time left.
     pub clock_ms: Option<u64>,
     /// When.
@@ -110,6 +113,7 @@ pub fn ply_out(
             rv,
             Notation::Chinese(Script::Simplified),
         )),
+        wxf: Some(write_move(before, ply.mv, rv, Notation::Wxf)),
         clock_ms: meta.clock_ms,
         at_ms: meta.at_ms,
     }
@@ -139,11 +143,11 @@ pub fn plies_for(game: &Game, viewer: Viewer, metas: &[PlyMeta]) -> Vec<PlyOut> 
 #[derive(Clone, Debug, Serialize, PartialEq, Eq)]
 pub struct PoolsOut {
     /// Red's unplaced identities.
-    pub red: BTreeMap<char, u8>,
+    pub red: Counts,
     /// Black's.
-    pub black: BTreeMap<char, u8>,
+    pub black: Counts,
     /// Captured face-down pieces whose identity the receiver knows.
-    pub known_captured: ByColorOut<BTreeMap<char, u8>>,
+    pub known_captured: ByColorOut<Counts>,
 }
 
 /// A per-colour pair with `red`/`black` keys.
@@ -155,33 +159,113 @@ pub struct ByColorOut<T> {
     pub black: T,
 }
 
-fn counts(m: &Material, c: Color) -> BTreeMap<char, u8> {
-    Role::HIDDEN
-        .iter()
-        .filter(|&&r| m.get(c, r) > 0)
-        .map(|&r| (r.upper_char(), m.get(c, r)))
-        .collect()
+/// One colour's identity counts of a [`Material`], written as the JSON object
+/// `{"A": 2, "R": 1, …}` (upper-case letters, zero counts omitted) straight from the
+/// material, without building a map.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Counts {
+    material: Material,
+    color: Color,
+}
+
+impl Counts {
+    /// The counts of `color` in `material`.
+    pub fn of(material: &Material, color: Color) -> Counts {
+        Counts {
+            material: *material,
+            color,
+        }
+    }
+
+    /// The count for an upper-case role letter, `None` when zero (absent in JSON).
+    pub fn get(&self, letter: char) -> Option<u8> {
+        let role = Role::HIDDEN.iter().find(|r| r.upper_char() == letter)?;
+        Some(self.material.get(self.color, *role)).filter(|&n| n > 0)
+    }
+
+    /// Whether every count is zero (`{}`).
+    pub fn is_empty(&self) -> bool {
+        Role::HIDDEN
+            .iter()
+            .all(|&r| self.material.get(self.color, r) == 0)
+    }
+}
+
+impl Serialize for Counts {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut map = s.serialize_map(None)?;
+        for &r in Role::HIDDEN.iter() {
+            let n = self.material.get(self.color, r);
+            if n > 0 {
+                map.serialize_entry(&r.upper_char(), &n)?;
+            }
+        }
+        map.end()
+    }
 }
 
 /// The pools of a receiver's position.
 pub fn pools_out(pos: &Position) -> PoolsOut {
     PoolsOut {
-        red: counts(pos.pool(), Color::Red),
-        black: counts(pos.pool(), Color::Black),
+        red: Counts::of(pos.pool(), Color::Red),
+        black: Counts::of(pos.pool(), Color::Black),
         known_captured: ByColorOut {
-            red: counts(pos.captured(), Color::Red),
-            black: counts(pos.captured(), Color::Black),
+            red: Counts::of(pos.captured(), Color::Red),
+            black: Counts::of(pos.captured(), Color::Black),
         },
     }
 }
 
-/// The legal moves of `pos` as plain coordinate strings.
-pub fn legal_strings(pos: &Position) -> Vec<String> {
-    pos.legal_moves()
-        .as_slice()
-        .iter()
-        .map(ToString::to_string)
-        .collect()
+/// A list of moves written as a JSON array of plain coordinate strings (`"h2e2"`),
+/// straight from the move list, without a string per move.
+#[derive(Clone, Default)]
+pub struct LegalOut(Option<MoveList>);
+
+impl LegalOut {
+    /// No moves (`[]`).
+    pub fn none() -> LegalOut {
+        LegalOut(None)
+    }
+
+    /// The legal moves of `pos`.
+    pub fn of(pos: &Position) -> LegalOut {
+        LegalOut(Some(pos.legal_moves()))
+    }
+
+    /// The moves.
+    pub fn moves(&self) -> &[Move] {
+        self.0.as_ref().map_or(&[], |l| l.as_slice())
+    }
+}
+
+/// A move's four coordinate characters.
+struct MoveText([u8; 4]);
+
+impl MoveText {
+    fn of(m: Move) -> MoveText {
+        let sq = |s: jieqi_core::Square| [s.file().char() as u8, s.rank().char() as u8];
+        let [a, b] = sq(m.from);
+        let [c, d] = sq(m.to);
+        MoveText([a, b, c, d])
+    }
+}
+
+impl Serialize for MoveText {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(std::str::from_utf8(&self.0).unwrap_or("????"))
+    }
+}
+
+impl Serialize for LegalOut {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(self.moves().iter().map(|&m| MoveText::of(m)))
+    }
+}
+
+impl std::fmt::Debug for LegalOut {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.moves()).finish()
+    }
 }
 
 /// The end of the game: public to everyone.
@@ -272,10 +356,23 @@ impl ViewerPositions {
     pub fn advance(&mut self, game: &Game, meta: PlyMeta) -> [PlyOut; 3] {
         let n = game.plies().len();
         let ply = game.plies().last().expect("a ply was just played");
-        let mut outs = Vec::with_capacity(3);
+        let mut outs: Vec<PlyOut> = Vec::with_capacity(3);
+        let mut seen: Vec<(jieqi_core::Reveals, usize)> = Vec::with_capacity(3);
         for (i, v) in VIEWERS.iter().enumerate() {
             let rv = game.view(*v).reveals(ply);
-            outs.push(ply_out(&self.0[i], ply, rv.captured, n, meta));
+            // The boards of all viewers are the same (only pools and captured
+            // identities differ), so a viewer with the same reveals as an earlier one
+            // sees the same ply: write its notations once.
+            let same = seen
+                .iter()
+                .find(|(r, j)| *r == rv && self.0[*j].board() == self.0[i].board())
+                .map(|&(_, j)| j);
+            let out = match same {
+                Some(j) => outs[j].clone(),
+                None => ply_out(&self.0[i], ply, rv.captured, n, meta),
+            };
+            outs.push(out);
+            seen.push((rv, i));
             self.1[i].push(self.0[i].hash());
             self.0[i].play_unchecked(ply.mv, rv);
         }
@@ -337,11 +434,8 @@ mod tests {
         assert_eq!(black.captured.as_deref(), Some("x"));
         assert_eq!(spec, black);
         assert_eq!(
-            pools_out(vp.get(Viewer::RED))
-                .known_captured
-                .black
-                .get(&'N'),
-            Some(&1)
+            pools_out(vp.get(Viewer::RED)).known_captured.black.get('N'),
+            Some(1)
         );
         assert!(
             pools_out(vp.get(Viewer::Spectator))
@@ -349,10 +443,7 @@ mod tests {
                 .black
                 .is_empty()
         );
-        assert_eq!(
-            pools_out(vp.get(Viewer::Spectator)).black.get(&'N'),
-            Some(&2)
-        );
+        assert_eq!(pools_out(vp.get(Viewer::Spectator)).black.get('N'), Some(2));
         for v in VIEWERS {
             assert_eq!(vp.get(v).fen(), g.view(v).fen());
             assert_eq!(plies_for(&g, v, &[meta])[0].uci, vp_uci(v));

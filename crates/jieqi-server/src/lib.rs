@@ -358,6 +358,10 @@ impl Server {
         tracing::info!(%addr, resumed, "listening");
         let app = http::router(Arc::clone(&shared));
         let stop = shared.stop_signal();
+        // TCP_NODELAY: small messages go out at once, never held back by Nagle.
+        let listener = axum::serve::ListenerExt::tap_io(listener, |tcp| {
+            let _ = tcp.set_nodelay(true);
+        });
         let task = tokio::spawn(async move {
             axum::serve(listener, app)
                 .with_graceful_shutdown(Shared::stopped(stop))

@@ -169,9 +169,13 @@ struct EnvelopeOut<'a, T: Serialize> {
     d: T,
 }
 
-/// Serialises a server message.
+/// Serialises a server message (into a buffer sized for a typical `move` event, so
+/// that it is rarely reallocated on the way).
 pub fn envelope<T: Serialize>(t: &str, v: u64, d: T) -> String {
-    serde_json::to_string(&EnvelopeOut { t, v, d })
+    let mut buf = Vec::with_capacity(1536);
+    serde_json::to_writer(&mut buf, &EnvelopeOut { t, v, d })
+        .map_err(|e| e.to_string())
+        .and_then(|()| String::from_utf8(buf).map_err(|e| e.to_string()))
         .unwrap_or_else(|_| format!(r#"{{"t":"error","v":{v},"d":{{"code":"internal","message":"serialisation failed","in":null}}}}"#))
 }
 

@@ -183,14 +183,12 @@ fn writer_loop(mut conn: Connection, rx: mpsc::Receiver<Job>) {
                 let results: Vec<Result<(), StoreError>> = jobs
                     .iter()
                     .map(|(w, _)| {
-                        tx.execute_batch("SAVEPOINT one").map_err(db)?;
+                        run(&tx, "SAVEPOINT one", [])?;
                         let r = apply(&tx, w);
-                        if r.is_ok() {
-                            tx.execute_batch("RELEASE one").map_err(db)?;
-                        } else {
-                            tx.execute_batch("ROLLBACK TO one; RELEASE one")
-                                .map_err(db)?;
+                        if r.is_err() {
+                            run(&tx, "ROLLBACK TO one", [])?;
                         }
+                        run(&tx, "RELEASE one", [])?;
                         r
                     })
                     .collect();
@@ -213,10 +211,17 @@ fn writer_loop(mut conn: Connection, rx: mpsc::Receiver<Job>) {
     }
 }
 
+/// Runs one statement through the connection's statement cache (parsed once).
+fn run(c: &Connection, sql: &str, p: impl rusqlite::Params) -> Result<usize, StoreError> {
+    c.prepare_cached(sql)
+        .and_then(|mut st| st.execute(p))
+        .map_err(db)
+}
+
 fn apply(tx: &Connection, w: &Write) -> Result<(), StoreError> {
     match w {
         Write::Create(g) => {
-            tx.execute(
+            run(tx,
                 "INSERT INTO games (id, created_ms, updated_ms, deal, salt, commitment, rules,
                    captured_identity, time, move_time_s, red_level, red_token, red_joined,
                    black_level, black_token, black_joined, listed, rematch_of, invite)
@@ -241,27 +246,25 @@ fn apply(tx: &Connection, w: &Write) -> Result<(), StoreError> {
                     g.rematch_of,
                     g.invite.map(Color::name),
                 ],
-            )
-            .map_err(db)?;
+            )?;
         }
         Write::Move { id, mv, finish } => {
-            let n = tx
-                .execute(
-                    "UPDATE games SET plies = ?2, updated_ms = ?3 WHERE id = ?1 AND plies = ?2 - 1 AND result IS NULL",
-                    params![id, mv.n, i(mv.at_ms)],
-                )
-                .map_err(db)?;
+            let n = run(
+                tx,
+                "UPDATE games SET plies = ?2, updated_ms = ?3 WHERE id = ?1 AND plies = ?2 - 1 AND result IS NULL",
+                params![id, mv.n, i(mv.at_ms)],
+            )?;
             if n != 1 {
                 return Err(StoreError::Database(format!(
                     "game {id}: move {} is out of order or the game is over",
                     mv.n
                 )));
             }
-            tx.execute(
+            run(
+                tx,
                 "INSERT INTO moves (game, n, uci, red_ms, black_ms, at_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
                 params![id, mv.n, mv.uci, i(mv.red_ms), i(mv.black_ms), i(mv.at_ms)],
-            )
-            .map_err(db)?;
+            )?;
             if let Some(f) = finish {
                 write_finish(tx, id, f)?;
             }
@@ -272,7 +275,8 @@ fn apply(tx: &Connection, w: &Write) -> Result<(), StoreError> {
             invite_claimed,
             started_ms,
         } => {
-            tx.execute(
+            run(
+                tx,
                 "UPDATE games SET red_joined = ?2, black_joined = ?3, invite_claimed = ?4,
                    started_ms = COALESCE(started_ms, ?5) WHERE id = ?1",
                 params![
@@ -282,29 +286,33 @@ fn apply(tx: &Connection, w: &Write) -> Result<(), StoreError> {
                     invite_claimed,
                     started_ms.map(i)
                 ],
-            )
-            .map_err(db)?;
+            )?;
         }
         Write::Finish { id, finish } => write_finish(tx, id, finish)?,
         Write::Rematch { id, rematch } => {
-            tx.execute(
+            run(
+                tx,
                 "UPDATE games SET rematch = ?2 WHERE id = ?1",
                 params![id, rematch],
-            )
-            .map_err(db)?;
+            )?;
         }
     }
     Ok(())
 }
 
 fn write_finish(tx: &Connection, id: &str, f: &FinishRecord) -> Result<(), StoreError> {
-    let n = tx
-        .execute(
-            "UPDATE games SET result = ?2, winner = ?3, reason = ?4, finished_ms = ?5, updated_ms = ?5
+    let n = run(
+        tx,
+        "UPDATE games SET result = ?2, winner = ?3, reason = ?4, finished_ms = ?5, updated_ms = ?5
              WHERE id = ?1 AND result IS NULL",
-            params![id, f.result, f.winner.map(Color::name), f.reason, i(f.at_ms)],
-        )
-        .map_err(db)?;
+        params![
+            id,
+            f.result,
+            f.winner.map(Color::name),
+            f.reason,
+            i(f.at_ms)
+        ],
+    )?;
     if n != 1 {
         return Err(StoreError::Database(format!(
             "game {id}: cannot finish (missing or already over)"

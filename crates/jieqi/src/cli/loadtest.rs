@@ -14,6 +14,8 @@ use std::time::{Duration, Instant};
 use anyhow::{Context as _, anyhow, bail};
 use clap::Args;
 use jieqi_server::client::{WsClient, http};
+use serde::Deserialize;
+use serde::de::IgnoredAny;
 use serde_json::{Value, json};
 use tokio::sync::{Semaphore, mpsc, watch};
 
@@ -138,6 +140,83 @@ async fn create_game(addr: SocketAddr) -> anyhow::Result<(String, String, String
     ))
 }
 
+/// What a load-test player reads of a server message: only the type, the ply number,
+/// the number of moves (in `state`) and the legal moves, borrowed from the text (the
+/// rest of the message is skipped without building anything).
+#[derive(Deserialize)]
+struct Incoming<'a> {
+    #[serde(borrow)]
+    t: &'a str,
+    #[serde(borrow, default)]
+    d: Option<IncomingData<'a>>,
+}
+
+#[derive(Deserialize)]
+struct IncomingData<'a> {
+    #[serde(default)]
+    ply: Option<PlyNumber>,
+    #[serde(default)]
+    moves: Option<Vec<IgnoredAny>>,
+    #[serde(borrow, default)]
+    legal: Vec<&'a str>,
+}
+
+#[derive(Deserialize)]
+struct PlyNumber {
+    n: u64,
+}
+
+/// What a player does next after one message.
+enum Next {
+    /// Nothing (an event that asks for no move).
+    Wait,
+    /// Our move was acknowledged (ply number), and perhaps a move of ours is due.
+    Play {
+        plies: u64,
+        acked: bool,
+        choice: Option<[u8; 4]>,
+    },
+    /// The game is over.
+    End,
+    /// The server refused something.
+    Error,
+}
+
+/// Reads one message and picks a random legal move if one is due.
+fn read_message(text: &str, pending: Option<u64>, rng: &mut Rng) -> anyhow::Result<Next> {
+    let m: Incoming<'_> =
+        serde_json::from_str(text).with_context(|| format!("unreadable message {text:?}"))?;
+    Ok(match m.t {
+        "state" | "move" => {
+            let d = m.d.ok_or_else(|| anyhow!("{} without data", m.t))?;
+            let plies = match (m.t, d.ply, d.moves) {
+                ("move", Some(p), _) => p.n,
+                ("state", _, Some(moves)) => moves.len() as u64,
+                _ => bail!("{} without its ply number", m.t),
+            };
+            let acked = m.t == "move" && pending == Some(plies);
+            let choice = if d.legal.is_empty() {
+                None
+            } else {
+                let mv = d.legal[rng.below(d.legal.len())];
+                let b: [u8; 4] = mv
+                    .as_bytes()
+                    .try_into()
+                    .map_err(|_| anyhow!("legal move {mv:?} is not 4 characters"))?;
+                Some(b)
+            };
+            Next::Play {
+                plies,
+                acked,
+                choice,
+            }
+        }
+        "end" => Next::End,
+        "error" => Next::Error,
+        _ => Next::Wait,
+    })
+}
+
 async fn player(
     addr: SocketAddr,
     game: String,
@@ -155,7 +234,12 @@ async fn player(
             .await?;
         ws
     };
-    let first = ws.recv_until("state", Duration::from_secs(60)).await?;
+    let first = loop {
+        let text = ws.recv_text(Duration::from_secs(60)).await?;
+        if text.as_str().starts_with(r#"{"t":"state""#) {
+            break text;
+        }
+    };
     let _ = ready.send(()).await;
     let deadline = loop {
         if let Some(d) = *go.borrow_and_update() {
@@ -166,57 +250,49 @@ async fn player(
     let mut rng = Rng::new();
     let mut stats = Stats::default();
     let mut pending: Option<(u64, Instant)> = None;
-    let mut msg = first;
+    let mut text = first;
     loop {
-        let t = msg["t"].as_str().unwrap_or("");
-        let d = &msg["d"];
-        match t {
-            "state" | "move" => {
-                let plies = if t == "state" {
-                    d["moves"].as_array().map_or(0, Vec::len) as u64
-                } else {
-                    d["ply"]["n"].as_u64().unwrap_or(0)
-                };
-                if let Some((n, at)) = pending
-                    && t == "move"
-                    && plies == n
-                {
+        match read_message(text.as_str(), pending.map(|p| p.0), &mut rng)? {
+            Next::Play {
+                plies,
+                acked,
+                choice,
+            } => {
+                if acked && let Some((_, at)) = pending.take() {
                     stats
                         .rtts_us
                         .push(at.elapsed().as_micros().min(u128::from(u32::MAX)) as u32);
                     stats.moves += 1;
-                    pending = None;
                 }
-                let legal: Vec<&str> = d["legal"]
-                    .as_array()
-                    .map(|a| a.iter().filter_map(Value::as_str).collect())
-                    .unwrap_or_default();
-                if pending.is_none() && !legal.is_empty() {
+                if pending.is_none()
+                    && let Some(m) = choice
+                {
                     let pause = think_ms / 2 + rng.below(think_ms as usize + 1) as u64;
                     tokio::time::sleep(Duration::from_millis(pause)).await;
                     if Instant::now() >= deadline {
                         break;
                     }
-                    let m = legal[rng.below(legal.len())].to_string();
+                    let m = std::str::from_utf8(&m)?;
+                    let msg = format!(r#"{{"t":"move","d":{{"uci":"{m}"}}}}"#);
                     pending = Some((plies + 1, Instant::now()));
-                    ws.send("move", json!({ "uci": m }), None).await?;
+                    ws.send_raw(msg).await?;
                 }
             }
-            "end" => {
+            Next::End => {
                 stats.ended += 1;
                 break;
             }
-            "error" => {
+            Next::Error => {
                 stats.errors += 1;
                 pending = None;
             }
-            _ => {}
+            Next::Wait => {}
         }
         let left = deadline.saturating_duration_since(Instant::now());
         if left.is_zero() && pending.is_none() {
             break;
         }
-        msg = match ws.recv(left + Duration::from_secs(10)).await {
+        text = match ws.recv_text(left + Duration::from_secs(10)).await {
             Ok(m) => m,
             Err(_) => break,
         };
