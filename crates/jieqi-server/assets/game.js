@@ -15,7 +15,8 @@ export function notationMode() {
   return m === 'wxf' || m === 'iccs' ? m : 'zh';
 }
 
-/** Text of each ply in the chosen notation (`zh` from the server when it sends it). */
+/** Text of each ply in the chosen notation (`zh` and `wxf` from the server when it
+ * sends them; written here from the boards otherwise). */
 export function moveTexts(startFen, plies, mode) {
   let boards;
   try {
@@ -26,7 +27,7 @@ export function moveTexts(startFen, plies, mode) {
   return plies.map((p, i) => {
     if (mode === 'iccs' || !boards) return p.uci;
     if (mode === 'zh') return p.zh || chineseMove(boards[i], p);
-    return wxfMove(boards[i], p);
+    return p.wxf || wxfMove(boards[i], p);
   });
 }
 
@@ -415,11 +416,15 @@ export function showGame(main, id, token) {
 
   function invite() {
     if (st.status !== 'waiting' || st.you === 'spectator') return null;
-    let link = null;
-    try {
-      link = sessionStorage.getItem(`jieqi.invite.${id}`);
-    } catch (_) {
-      link = null;
+    // The server sends the link to the creating seat while the game waits; the copy
+    // the lobby kept is the fallback (an older server).
+    let link = st.invite_url || null;
+    if (!link) {
+      try {
+        link = sessionStorage.getItem(`jieqi.invite.${id}`);
+      } catch (_) {
+        link = null;
+      }
     }
     if (!link) return null;
     const url = new URL(link, location.origin).href;

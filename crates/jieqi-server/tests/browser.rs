@@ -869,7 +869,7 @@ fn page_logic_in_chromium() {
     let commitment = deal.commitment("0123abcd");
     let out = b.script_async(
         r#"
-        Promise.all([import('/assets/notation.js'), import('/assets/util.js')]).then(async ([n, u]) => {
+        Promise.all([import('/assets/notation.js'), import('/assets/util.js'), import('/assets/game.js')]).then(async ([n, u, g]) => {
           const start = 'xxxxkxxxx/9/1x5x1/x1x1x1x1x/9/9/X1X1X1X1X/1X5X1/9/XXXXKXXXX w A2B2N2R2C2P5a2b2n2r2c2p5 - 0 1';
           const plies = [
             { from: 'c3', to: 'c4', reveal: 'B', uci: 'c3c4B' },
@@ -880,6 +880,9 @@ fn page_logic_in_chromium() {
           const boards = n.boardsBefore(start, plies);
           const zh = plies.map((p, i) => n.chineseMove(boards[i], p));
           const wxf = plies.map((p, i) => n.wxfMove(boards[i], p));
+          // The server's `wxf` and `zh` win over the page's own writers.
+          const served = plies.map((p, i) => ({ ...p, wxf: `W${i}`, zh: `Z${i}` }));
+          const shown = [g.moveTexts(start, served, 'wxf'), g.moveTexts(start, served, 'zh'), g.moveTexts(start, plies, 'wxf')];
           const tandem = (fen, ply) => n.chineseMove(n.parseBoard(fen), ply);
           const t1 = tandem('4k4/9/9/9/4P4/4P4/9/9/9/4K4 w', { from: 'e5', to: 'e6' });
           const t2 = tandem('4k4/9/9/9/2P1P4/2P1P4/9/9/9/4K4 w', { from: 'e5', to: 'e6' });
@@ -892,7 +895,7 @@ fn page_logic_in_chromium() {
           const abc = Array.from(u.sha256Fallback(new TextEncoder().encode('abc')), (b) => b.toString(16).padStart(2, '0')).join('');
           const ok = await u.verifyCommitment(arguments[0], arguments[1], arguments[2]);
           const bad = await u.verifyCommitment(arguments[0], arguments[1] + '0', arguments[2]);
-          done({ zh, wxf, tandem: [t1, t2, t3, t4, t5], same: subtle === plain, abc, ok, bad,
+          done({ zh, wxf, shown, tandem: [t1, t2, t3, t4, t5], same: subtle === plain, abc, ok, bad,
                  clock: [u.fmtClock(600000), u.fmtClock(65000), u.fmtClock(9400), u.fmtClock(3723000)] });
         }).catch((e) => done({ error: String(e) }));
         "#,
@@ -904,6 +907,15 @@ fn page_logic_in_chromium() {
         json!(["兵七进一相", "卒5进1炮", "相三进五车", "炮5进3"])
     );
     assert_eq!(out["wxf"], json!(["P7+1=B", "P5+1=C", "E3+5=R", "C5+3"]));
+    assert_eq!(
+        out["shown"],
+        json!([
+            ["W0", "W1", "W2", "W3"],
+            ["Z0", "Z1", "Z2", "Z3"],
+            ["P7+1=B", "P5+1=C", "E3+5=R", "C5+3"]
+        ]),
+        "server notations are shown when sent, the page's otherwise"
+    );
     assert_eq!(
         out["tandem"],
         json!(["前兵进一", "前兵五进一", "中兵平六", "车九进五", "后车退4"])
@@ -973,6 +985,19 @@ fn friends_in_two_browsers() {
             json!([])
         ),
         json!("waiting")
+    );
+    // The link comes from the server's `state.invite_url` too: without the copy the
+    // lobby kept (another browser of the creator), a reload still shows it.
+    let here = a.script("sessionStorage.clear(); return location.href;", json!([]));
+    a.goto(here.as_str().expect("page address"));
+    a.wait_for("#invite-url");
+    assert_eq!(
+        a.script(
+            "return sessionStorage.length === 0 && document.querySelector('#invite-url').value;",
+            json!([])
+        ),
+        json!(invite),
+        "the invite link after a reload without the lobby's copy"
     );
 
     // The friend finds the game among the open games and takes the free seat.

@@ -350,3 +350,57 @@ async fn http_api_lists_joins_replays_and_refuses_bad_requests() {
     assert_eq!(get("/assets/../Cargo.toml".into()).await.status, 404);
     server.shutdown().await;
 }
+
+/// `state.invite_url` goes to the creating seat while the game waits for the friend,
+/// and to nobody else, ever (it holds the other seat's token).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn invite_url_only_for_the_creator_while_waiting() {
+    let (server, _dir) = start(60_000).await;
+    let addr = server.addr;
+    let g = create(
+        addr,
+        json!({"opponent": "friend", "color": "black", "time": "10+5"}),
+    )
+    .await;
+    let invite = g.invite.clone().expect("a friend game has an invite link");
+    let want = format!("/game/{}?seat={invite}", g.id);
+    let (mut creator, s) = join(addr, &g.id, Some(&g.token)).await;
+    assert_eq!(s["d"]["you"], "black");
+    assert_eq!(s["d"]["status"], "waiting");
+    assert_eq!(s["d"]["invite_url"], json!(want));
+    // A spectator of the waiting game does not get it.
+    let (mut spectator, s) = join(addr, &g.id, None).await;
+    assert_eq!(s["d"]["you"], "spectator");
+    assert!(s["d"]["invite_url"].is_null(), "{s}");
+    // The creator still gets it on resync (e.g. another browser, a reload).
+    assert_eq!(sync(&mut creator).await["d"]["invite_url"], json!(want));
+    // The friend joins: the game starts, and the link is gone for everyone.
+    let (mut friend, s) = join(addr, &g.id, Some(&invite)).await;
+    assert_eq!(s["d"]["you"], "red");
+    assert_eq!(s["d"]["status"], "live");
+    assert!(s["d"]["invite_url"].is_null(), "{s}");
+    let started = creator.recv_until("state", WAIT).await.unwrap();
+    assert_eq!(started["d"]["status"], "live");
+    assert!(started["d"]["invite_url"].is_null(), "{started}");
+    assert!(sync(&mut creator).await["d"]["invite_url"].is_null());
+    assert!(sync(&mut spectator).await["d"]["invite_url"].is_null());
+    assert!(sync(&mut friend).await["d"]["invite_url"].is_null());
+    // Nothing the spectator received carries either seat's token.
+    for m in &spectator.log {
+        let raw = m.to_string();
+        assert!(!raw.contains(&invite) && !raw.contains(&g.token), "{raw}");
+    }
+    // Nothing the friend received carries the creator's token.
+    for m in &friend.log {
+        assert!(!m.to_string().contains(&g.token), "{m}");
+    }
+    // Engine games have no invite link.
+    let e = create(
+        addr,
+        json!({"opponent": "engine", "level": 1, "color": "red", "time": "none"}),
+    )
+    .await;
+    let (_me, s) = join(addr, &e.id, Some(&e.token)).await;
+    assert!(s["d"]["invite_url"].is_null(), "{s}");
+    server.shutdown().await;
+}

@@ -10,6 +10,7 @@ use common::*;
 use jieqi_core::{
     Color, Deal, Game, Move, Piece, Position, Role, RuleSet, Square, UciMove, Viewer,
 };
+use jieqi_core::notation::{Notation, Script, write_move};
 use jieqi_server::client::WsClient;
 use serde_json::{Value, json};
 
@@ -65,7 +66,25 @@ fn check_ply(game: &Game, viewer: Viewer, ply: &Value, who: &str) {
         },
     };
     assert_eq!(ply["captured"], captured, "{who}: ply {n} captured");
-    let _ = before;
+    // The server's notations, written from this viewer's knowledge only (a WXF `xX`
+    // or a Chinese 吃X naming a captured face-down piece the viewer may not know
+    // would be a leak).
+    let rv = view.reveals(referee_ply);
+    assert_eq!(
+        ply["wxf"],
+        write_move(&before, referee_ply.mv, rv, Notation::Wxf),
+        "{who}: ply {n} wxf"
+    );
+    assert_eq!(
+        ply["zh"],
+        write_move(
+            &before,
+            referee_ply.mv,
+            rv,
+            Notation::Chinese(Script::Simplified)
+        ),
+        "{who}: ply {n} zh"
+    );
 }
 
 /// Checks every message a client received against the referee's game.
