@@ -430,6 +430,8 @@ mod tests {
             red.zh
         );
         assert_eq!(red.captured.as_deref(), Some("n"));
+        assert_eq!(red.wxf.as_deref(), Some("C8+7=CxH"));
+        assert_eq!(black.wxf.as_deref(), Some("C8+7=C"));
         assert_eq!(black.uci, "b2b9C");
         assert_eq!(black.captured.as_deref(), Some("x"));
         assert_eq!(spec, black);
