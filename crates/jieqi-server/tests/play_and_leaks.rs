@@ -7,10 +7,10 @@ mod common;
 use std::collections::BTreeMap;
 
 use common::*;
+use jieqi_core::notation::{Notation, Script, write_move};
 use jieqi_core::{
     Color, Deal, Game, Move, Piece, Position, Role, RuleSet, Square, UciMove, Viewer,
 };
-use jieqi_core::notation::{Notation, Script, write_move};
 use jieqi_server::client::WsClient;
 use serde_json::{Value, json};
 

@@ -42,7 +42,14 @@ pub struct SqliteStore {
     writer: Mutex<Option<mpsc::Sender<Job>>>,
     reader: Arc<Mutex<Connection>>,
     thread: Mutex<Option<std::thread::JoinHandle<()>>>,
+    checkpointer: Mutex<Option<(mpsc::Sender<()>, std::thread::JoinHandle<()>)>>,
 }
+
+/// How often the checkpoint thread copies the WAL into the database file.
+const CHECKPOINT_EVERY: std::time::Duration = std::time::Duration::from_millis(200);
+/// WAL size (pages) at which the writer itself checkpoints, so that the WAL is reset
+/// (a backstop: the checkpoint thread has normally copied nearly all of it already).
+const WRITER_CHECKPOINT_PAGES: i64 = 16_384;
 
 const SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS games (
@@ -83,7 +90,8 @@ CREATE TABLE IF NOT EXISTS moves (
   at_ms INTEGER NOT NULL,
   PRIMARY KEY (game, n)
 ) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS games_unfinished ON games(updated_ms) WHERE result IS NULL;
+DROP INDEX IF EXISTS games_unfinished;
+CREATE INDEX IF NOT EXISTS games_unfinished_by_created ON games(created_ms) WHERE result IS NULL;
 CREATE INDEX IF NOT EXISTS games_finished ON games(finished_ms) WHERE result IS NOT NULL;
 ";
 
@@ -114,22 +122,37 @@ impl SqliteStore {
                 },
             )?;
             c.pragma_update(None, "foreign_keys", "ON")?;
+            // 64 MiB of page cache (the default is 2 MiB): the pages of the live games
+            // stay in memory instead of being read back from the file.
+            c.pragma_update(None, "cache_size", -65536)?;
             Ok(())
         };
         let w = Connection::open(path).map_err(db)?;
         setup(&w).map_err(db)?;
         w.execute_batch(SCHEMA).map_err(db)?;
+        // Checkpoints (copying the WAL into the database file, with an fsync) are done
+        // by a thread of their own, so that commits do not wait for them.
+        w.pragma_update(None, "wal_autocheckpoint", WRITER_CHECKPOINT_PAGES)
+            .map_err(db)?;
         let r = Connection::open(path).map_err(db)?;
         setup(&r).map_err(db)?;
+        let c = Connection::open(path).map_err(db)?;
+        setup(&c).map_err(db)?;
         let (tx, rx) = mpsc::channel::<Job>();
         let thread = std::thread::Builder::new()
             .name("jieqi-store".into())
             .spawn(move || writer_loop(w, rx))
             .map_err(|e| StoreError::Database(format!("cannot start the writer: {e}")))?;
+        let (stop, stopped) = mpsc::channel::<()>();
+        let checkpointer = std::thread::Builder::new()
+            .name("jieqi-checkpoint".into())
+            .spawn(move || checkpoint_loop(c, stopped))
+            .map_err(|e| StoreError::Database(format!("cannot start the checkpointer: {e}")))?;
         Ok(SqliteStore {
             writer: Mutex::new(Some(tx)),
             reader: Arc::new(Mutex::new(r)),
             thread: Mutex::new(Some(thread)),
+            checkpointer: Mutex::new(Some((stop, checkpointer))),
         })
     }
 
@@ -139,6 +162,10 @@ impl SqliteStore {
             w.take();
         }
         if let Some(t) = self.thread.lock().ok().and_then(|mut t| t.take()) {
+            let _ = t.join();
+        }
+        if let Some((stop, t)) = self.checkpointer.lock().ok().and_then(|mut t| t.take()) {
+            drop(stop);
             let _ = t.join();
         }
     }
@@ -167,7 +194,18 @@ impl Drop for SqliteStore {
     }
 }
 
-/// Commits every pending change in one transaction, then answers them all.
+/// Copies committed WAL pages into the database file every [`CHECKPOINT_EVERY`]
+/// (`PASSIVE`: never blocks the writer or the reader) until the store closes.
+fn checkpoint_loop(conn: Connection, stop: mpsc::Receiver<()>) {
+    while let Err(mpsc::RecvTimeoutError::Timeout) = stop.recv_timeout(CHECKPOINT_EVERY) {
+        if let Err(e) = conn.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(())) {
+            tracing::debug!("checkpoint: {e}");
+        }
+    }
+}
+
+/// Commits every pending change in one transaction (one fsync for all of them), then
+/// answers them all.
 fn writer_loop(mut conn: Connection, rx: mpsc::Receiver<Job>) {
     const BATCH: usize = 1024;
     while let Ok(first) = rx.recv() {
@@ -178,37 +216,54 @@ fn writer_loop(mut conn: Connection, rx: mpsc::Receiver<Job>) {
                 Err(_) => break,
             }
         }
-        let results = match conn.transaction() {
-            Ok(tx) => {
-                let results: Vec<Result<(), StoreError>> = jobs
-                    .iter()
-                    .map(|(w, _)| {
-                        run(&tx, "SAVEPOINT one", [])?;
-                        let r = apply(&tx, w);
-                        if r.is_err() {
-                            run(&tx, "ROLLBACK TO one", [])?;
-                        }
-                        run(&tx, "RELEASE one", [])?;
-                        r
-                    })
-                    .collect();
-                match tx.commit() {
-                    Ok(()) => results,
-                    Err(e) => jobs
-                        .iter()
-                        .map(|_| Err(StoreError::Database(e.to_string())))
-                        .collect(),
-                }
-            }
-            Err(e) => jobs
-                .iter()
-                .map(|_| Err(StoreError::Database(e.to_string())))
-                .collect(),
-        };
+        let results = commit_batch(&mut conn, &jobs);
         for ((_, reply), r) in jobs.into_iter().zip(results) {
             let _ = reply.send(r);
         }
     }
+}
+
+/// Applies `jobs` in one transaction. Fast path: straight through, no savepoints (a
+/// savepoint makes SQLite copy every page it touches). If a change is refused, the
+/// whole transaction is rolled back and the batch is applied again with one savepoint
+/// per change, so that only the refused changes fail.
+fn commit_batch(conn: &mut Connection, jobs: &[Job]) -> Vec<Result<(), StoreError>> {
+    let all_fail = |e: &StoreError| {
+        jobs.iter()
+            .map(|_| Err(StoreError::Database(e.to_string())))
+            .collect()
+    };
+    let fast = conn.transaction().map_err(db).and_then(|tx| {
+        for (w, _) in jobs {
+            if let Err(e) = apply(&tx, w) {
+                return Ok(Err(e));
+            }
+        }
+        tx.commit().map_err(db).map(Ok)
+    });
+    match fast {
+        Ok(Ok(())) => return jobs.iter().map(|_| Ok(())).collect(),
+        Err(e) => return all_fail(&e),
+        // A refused change: the transaction was rolled back when dropped.
+        Ok(Err(_)) => {}
+    }
+    let careful = conn.transaction().map_err(db).and_then(|tx| {
+        let results: Vec<Result<(), StoreError>> = jobs
+            .iter()
+            .map(|(w, _)| {
+                run(&tx, "SAVEPOINT one", [])?;
+                let r = apply(&tx, w);
+                if r.is_err() {
+                    run(&tx, "ROLLBACK TO one", [])?;
+                }
+                run(&tx, "RELEASE one", [])?;
+                r
+            })
+            .collect();
+        tx.commit().map_err(db)?;
+        Ok(results)
+    });
+    careful.unwrap_or_else(|e| all_fail(&e))
 }
 
 /// Runs one statement through the connection's statement cache (parsed once).
@@ -542,6 +597,41 @@ mod tests {
             black_ms: 2,
             at_ms: 3,
         }
+    }
+
+    /// Writes queued together are committed together; a refused one among them fails
+    /// alone (the batch is redone with savepoints) and the others are stored.
+    #[tokio::test]
+    async fn a_refused_write_in_a_group_fails_alone() {
+        let dir = tempfile::tempdir().unwrap();
+        let s = SqliteStore::open(&dir.path().join("t.db"), SyncMode::Normal).unwrap();
+        s.write(Write::Create(new_game("g1"))).await.unwrap();
+        s.write(Write::Create(new_game("g2"))).await.unwrap();
+        let m = |id: &str, n: u32| Write::Move {
+            id: id.into(),
+            mv: mv(n),
+            finish: None,
+        };
+        // Sent before any is awaited, so that the writer finds them queued together.
+        let pending = vec![
+            s.write(m("g1", 1)),
+            s.write(m("g2", 1)),
+            s.write(m("g1", 3)),
+            s.write(Write::Create(new_game("g1"))),
+            s.write(m("g1", 2)),
+            s.write(m("nope", 1)),
+            s.write(m("g2", 2)),
+        ];
+        let mut results = Vec::new();
+        for f in pending {
+            results.push(f.await.is_ok());
+        }
+        assert_eq!(results, [true, true, false, false, true, false, true]);
+        for id in ["g1", "g2"] {
+            let g = s.load(id).await.unwrap().unwrap();
+            assert_eq!(g.moves, vec![mv(1), mv(2)], "{id}");
+        }
+        assert!(s.load("nope").await.unwrap().is_none());
     }
 
     #[tokio::test]
