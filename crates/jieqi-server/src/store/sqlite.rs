@@ -304,10 +304,16 @@ fn apply(tx: &Connection, w: &Write) -> Result<(), StoreError> {
             )?;
         }
         Write::Move { id, mv, finish } => {
+            // Stored only as the next ply of a game not over; the game's row is read,
+            // not written.
             let n = run(
                 tx,
-                "UPDATE games SET plies = ?2, updated_ms = ?3 WHERE id = ?1 AND plies = ?2 - 1 AND result IS NULL",
-                params![id, mv.n, i(mv.at_ms)],
+                "INSERT INTO moves (game, n, uci, red_ms, black_ms, at_ms)
+                 SELECT ?1, ?2, ?3, ?4, ?5, ?6 FROM games
+                 WHERE id = ?1 AND result IS NULL
+                   AND NOT EXISTS (SELECT 1 FROM moves WHERE game = ?1 AND n >= ?2)
+                   AND (?2 = 1 OR EXISTS (SELECT 1 FROM moves WHERE game = ?1 AND n = ?2 - 1))",
+                params![id, mv.n, mv.uci, i(mv.red_ms), i(mv.black_ms), i(mv.at_ms)],
             )?;
             if n != 1 {
                 return Err(StoreError::Database(format!(
@@ -315,11 +321,6 @@ fn apply(tx: &Connection, w: &Write) -> Result<(), StoreError> {
                     mv.n
                 )));
             }
-            run(
-                tx,
-                "INSERT INTO moves (game, n, uci, red_ms, black_ms, at_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-                params![id, mv.n, mv.uci, i(mv.red_ms), i(mv.black_ms), i(mv.at_ms)],
-            )?;
             if let Some(f) = finish {
                 write_finish(tx, id, f)?;
             }
@@ -358,7 +359,8 @@ fn apply(tx: &Connection, w: &Write) -> Result<(), StoreError> {
 fn write_finish(tx: &Connection, id: &str, f: &FinishRecord) -> Result<(), StoreError> {
     let n = run(
         tx,
-        "UPDATE games SET result = ?2, winner = ?3, reason = ?4, finished_ms = ?5, updated_ms = ?5
+        "UPDATE games SET result = ?2, winner = ?3, reason = ?4, finished_ms = ?5, updated_ms = ?5,
+               plies = (SELECT COUNT(*) FROM moves WHERE game = ?1)
              WHERE id = ?1 AND result IS NULL",
         params![
             id,
@@ -376,9 +378,13 @@ fn write_finish(tx: &Connection, id: &str, f: &FinishRecord) -> Result<(), Store
     Ok(())
 }
 
+/// The columns of a [`Summary`]. A move does not touch the game's row (one page less
+/// to write per move): the number of plies and the last change are read from the
+/// moves.
 const SUMMARY_COLS: &str = "id, red_level, black_level, red_joined, black_joined, time,
-  move_time_s, rules, plies, created_ms, updated_ms, started_ms, result, winner, reason,
-  finished_ms, commitment";
+  move_time_s, rules, (SELECT COUNT(*) FROM moves WHERE game = games.id), created_ms,
+  MAX(updated_ms, COALESCE((SELECT MAX(at_ms) FROM moves WHERE game = games.id), 0)) AS last_ms,
+  started_ms, result, winner, reason, finished_ms, commitment";
 
 fn finish_from(
     result: Option<String>,
@@ -533,7 +539,7 @@ impl Store for SqliteStore {
                      AND NOT ((invite = 'red' AND red_joined = 1) OR (invite = 'black' AND black_joined = 1))
                      ORDER BY created_ms DESC"
                 }
-                ListKind::Live => "result IS NULL AND started_ms IS NOT NULL ORDER BY updated_ms DESC",
+                ListKind::Live => "result IS NULL AND started_ms IS NOT NULL ORDER BY last_ms DESC",
                 ListKind::Recent => "result IS NOT NULL ORDER BY finished_ms DESC",
             };
             let sql = format!("SELECT {SUMMARY_COLS} FROM games WHERE {filter} LIMIT ?1");
@@ -677,6 +683,22 @@ mod tests {
         assert_eq!(g.new, new_game("g1"));
         assert_eq!(g.moves, vec![mv(1), mv(2)]);
         assert_eq!(s.unfinished().await.unwrap(), vec!["g1".to_string()]);
+        // Plies and the last change of a game in play come from its moves.
+        let sum = s.summary("g1").await.unwrap().unwrap();
+        assert_eq!((sum.plies, sum.updated_ms), (2, 1000));
+        s.write(Write::Seats {
+            id: "g1".into(),
+            joined: ByColor {
+                red: true,
+                black: true,
+            },
+            invite_claimed: false,
+            started_ms: Some(1500),
+        })
+        .await
+        .unwrap();
+        let live = s.list(ListKind::Live, 10).await.unwrap();
+        assert_eq!((live.len(), live[0].plies), (1, 2));
         let f = FinishRecord {
             result: "0-1".into(),
             winner: Some(Color::Black),
