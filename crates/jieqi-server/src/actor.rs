@@ -194,6 +194,19 @@ pub fn replay_stored(
     Ok((game, metas, tc))
 }
 
+/// The game as it was before its last ply, replayed from the start. Used only when a
+/// move could not be stored (rare), so that no copy of the game is made before every
+/// move.
+pub fn without_last_ply(game: &Game) -> Result<Game, jieqi_core::GameError> {
+    let mut g = Game::from_position(game.start().clone(), *game.deal(), *game.rules())?;
+    if let Some((_, earlier)) = game.plies().split_last() {
+        for p in earlier {
+            g.play(p.mv)?;
+        }
+    }
+    Ok(g)
+}
+
 /// The rules of a stored game.
 pub fn rules_of(name: &str, captured_identity: &str) -> Option<RuleSet> {
     let mut r = RuleSet::by_name(name)?;
@@ -659,25 +672,9 @@ impl Actor {
         Ok(())
     }
 
-    /// Takes back the last ply (its write failed): the game is replayed without it.
-    /// Rare, so a replay (O(plies)) instead of a copy of the game before every move.
+    /// Takes back the last ply (its write failed).
     fn take_back_last(&mut self) {
-        let plies: Vec<Move> = self.game.plies().iter().map(|p| p.mv).collect();
-        let Some((_, earlier)) = plies.split_last() else {
-            return;
-        };
-        let replayed = Game::from_position(
-            self.game.start().clone(),
-            self.game.deal().clone(),
-            *self.game.rules(),
-        )
-        .and_then(|mut g| {
-            for &m in earlier {
-                g.play(m)?;
-            }
-            Ok(g)
-        });
-        match replayed {
+        match without_last_ply(&self.game) {
             Ok(g) => self.game = g,
             Err(e) => tracing::error!(game = %self.id, "cannot take back a move: {e}"),
         }
@@ -1149,4 +1146,30 @@ struct MoveOut<'a> {
     clock: Option<ClockOut>,
     status: &'static str,
     draw_offer: Option<&'static str>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_move_is_taken_back_by_replaying_the_others() {
+        let mut g = Game::new(Deal::from_seed(b"take back"), RuleSet::STANDARD);
+        let mut before = None;
+        for i in 0..12 {
+            if i == 11 {
+                before = Some(g.clone());
+            }
+            let m = g.position().legal_moves().as_slice()[i % 3];
+            g.play(m).unwrap();
+        }
+        let before = before.unwrap();
+        let back = without_last_ply(&g).unwrap();
+        assert_eq!(back.plies(), before.plies());
+        assert_eq!(back.position().fen(), before.position().fen());
+        assert_eq!(back.turn(), before.turn());
+        // Back again to the start, and nothing to take back there.
+        let start = Game::new(Deal::from_seed(b"take back"), RuleSet::STANDARD);
+        assert!(without_last_ply(&start).unwrap().plies().is_empty());
+    }
 }
