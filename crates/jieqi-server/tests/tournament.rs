@@ -618,3 +618,62 @@ async fn an_unstarted_round_is_repaired_with_new_games() {
     }
     server.shutdown().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_loss_on_time_flows_into_the_event() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = start_at(&dir.path().join("time.db")).await;
+    let addr = server.addr;
+    // Step time 5 s: Red never moves and loses on time, adjudicated by the game itself.
+    let created = ok(
+        addr,
+        "POST",
+        "/api/tournaments",
+        json!({"name": "Blitz", "format": "swiss", "rounds": 1, "time": "1+0", "move_time": 5}),
+    )
+    .await;
+    let id = created["id"].as_str().unwrap().to_string();
+    let org = created["organiser_token"].as_str().unwrap().to_string();
+    let mut tokens = Vec::new();
+    for n in ["x", "y"] {
+        let r = ok(
+            addr,
+            "POST",
+            &format!("/api/tournaments/{id}/join"),
+            json!({"name": n}),
+        )
+        .await;
+        tokens.push(r["token"].as_str().unwrap().to_string());
+    }
+    let v = ok(
+        addr,
+        "POST",
+        &format!("/api/tournaments/{id}/start"),
+        json!({"token": org}),
+    )
+    .await;
+    let (r, b) = pairs_of(&v, 0)[0];
+    let links = seat_links(addr, &id, &tokens, 1).await;
+    let seat = |u: &str| {
+        let (g, t) = u
+            .strip_prefix("/game/")
+            .unwrap()
+            .split_once("?seat=")
+            .unwrap();
+        (g.to_string(), t.to_string())
+    };
+    let (game, red_tok) = seat(&links[r as usize]);
+    let (_, black_tok) = seat(&links[b as usize]);
+    let (mut red, _) = join(addr, &game, Some(&red_tok)).await;
+    let (_black, s) = join(addr, &game, Some(&black_tok)).await;
+    assert_eq!(s["d"]["status"], "live");
+    let end = red
+        .recv_until("end", Duration::from_secs(20))
+        .await
+        .unwrap();
+    assert_eq!(end["d"]["reason"], "time");
+    let v = wait_for(addr, &id, |v| v["finished"] == true).await;
+    assert_eq!(v["rounds"][0]["boards"][0]["result"], "0-1");
+    assert_eq!(v["standings"][0]["player"], b);
+    server.shutdown().await;
+}

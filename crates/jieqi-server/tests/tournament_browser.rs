@@ -367,8 +367,6 @@ fn new_session(driver: &Driver, chromium: &Path, profile: &Path) -> Browser {
     }
 }
 
-/// Play one move by clicking: one of our pieces that has destinations, then the first
-
 fn runtime() -> tokio::runtime::Runtime {
     tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
@@ -380,7 +378,10 @@ fn runtime() -> tokio::runtime::Runtime {
 fn api(port: u16, method: &str, path: &str, body: Value) -> Value {
     let (status, bytes) = http(port, method, path, Some(&body)).expect("API call");
     let v: Value = serde_json::from_slice(&bytes).unwrap_or(Value::Null);
-    assert!(status == 200 || status == 201, "{method} {path}: {status} {v}");
+    assert!(
+        status == 200 || status == 201,
+        "{method} {path}: {status} {v}"
+    );
     v
 }
 
@@ -436,7 +437,10 @@ fn organiser_and_player_pages_show_live_standings() {
         .unwrap()
         .to_string();
     assert!(join_link.ends_with(&format!("/t/{id}")), "{join_link}");
-    assert!(b.text("#t-head h1").contains("Club <Swiss>"), "name shown as text");
+    assert!(
+        b.text("#t-head h1").contains("Club <Swiss>"),
+        "name shown as text"
+    );
     b.shot("tournament-created");
 
     // A player joins through the join link in the browser; three more over HTTP.
@@ -453,7 +457,12 @@ fn organiser_and_player_pages_show_live_standings() {
         .to_string();
     assert!(player_url.contains("?player="), "{player_url}");
     for n in ["Bob", "Carol", "Dave"] {
-        api(port, "POST", &format!("/api/tournaments/{id}/join"), json!({ "name": n }));
+        api(
+            port,
+            "POST",
+            &format!("/api/tournaments/{id}/join"),
+            json!({ "name": n }),
+        );
     }
 
     // The organiser starts the event from the page: round 1 appears with links.
@@ -468,7 +477,10 @@ fn organiser_and_player_pages_show_live_standings() {
     b.click("#t-start");
     b.wait_for("#t-rounds tr[data-board='2']");
     assert!(b.text("#t-rounds").contains("sha256:"), "commitment shown");
-    assert!(b.text("#t-rounds").contains("private until the deal is published"));
+    assert!(
+        b.text("#t-rounds")
+            .contains("private until the deal is published")
+    );
     b.shot("tournament-round1");
 
     // Results: board 1 from the page, board 2 through the API (the page polls).
