@@ -349,6 +349,7 @@ async fn list(
         .list(kind, limit)
         .await?
         .iter()
+        .filter(|s| !shared.tournaments.is_private(&s.id))
         .map(game_summary)
         .collect();
     Ok(Json(json!({ "games": games })).into_response())

@@ -677,3 +677,119 @@ async fn a_loss_on_time_flows_into_the_event() {
     assert_eq!(v["standings"][0]["player"], b);
     server.shutdown().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn organiser_and_joint_deals() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = start_at(&dir.path().join("deals.db")).await;
+    let addr = server.addr;
+    let new_event = |mode: &'static str| async move {
+        let c = ok(
+            addr,
+            "POST",
+            "/api/tournaments",
+            json!({"name": mode, "format": "swiss", "rounds": 1, "deal_mode": mode}),
+        )
+        .await;
+        let id = c["id"].as_str().unwrap().to_string();
+        let mut tokens = Vec::new();
+        for n in ["p", "q"] {
+            let r = ok(
+                addr,
+                "POST",
+                &format!("/api/tournaments/{id}/join"),
+                json!({"name": n}),
+            )
+            .await;
+            tokens.push(r["token"].as_str().unwrap().to_string());
+        }
+        (
+            id,
+            c["organiser_token"].as_str().unwrap().to_string(),
+            tokens,
+        )
+    };
+
+    // Organiser-given: the game is played on exactly that deal.
+    let (id, org, _) = new_event("organiser").await;
+    let (status, e) = call(
+        addr,
+        "POST",
+        &format!("/api/tournaments/{id}/start"),
+        Some(json!({"token": org})),
+    )
+    .await;
+    assert_eq!(
+        (status, e["error"]["code"].as_str()),
+        (409, Some("refused")),
+        "{e}"
+    );
+    assert_eq!(
+        view(addr, &id, "").await["started"],
+        false,
+        "nothing changed"
+    );
+    let given = Deal::from_seed(b"organiser's deal").to_string();
+    let v = ok(
+        addr,
+        "POST",
+        &format!("/api/tournaments/{id}/start"),
+        json!({"token": org, "deals": [given]}),
+    )
+    .await;
+    let d = v["rounds"][0]["boards"][0]["deal"].as_u64().unwrap() as usize;
+    let commitment = v["deals"][d]["commitment"].as_str().unwrap().to_string();
+    let game = v["rounds"][0]["boards"][0]["game"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    ok(
+        addr,
+        "POST",
+        &format!("/api/tournaments/{id}/result"),
+        json!({"token": org, "round": 1, "board": 1, "result": "+-"}),
+    )
+    .await;
+    let v = view(addr, &id, "").await;
+    assert_eq!(v["deals"][d]["deal"], given);
+    assert!(
+        Deal::parse(&given)
+            .unwrap()
+            .verify_commitment(v["deals"][d]["salt"].as_str().unwrap(), &commitment)
+    );
+    let (_, s) = call(addr, "GET", &format!("/api/games/{game}"), None).await;
+    assert_eq!(
+        s["commitment"], commitment,
+        "the game is on the organiser's deal"
+    );
+
+    // Joint: no game until both players have given their secret.
+    let (id, org, tokens) = new_event("joint").await;
+    let v = ok(
+        addr,
+        "POST",
+        &format!("/api/tournaments/{id}/start"),
+        json!({"token": org}),
+    )
+    .await;
+    assert_eq!(v["rounds"][0]["boards"][0]["game"], Value::Null);
+    let contribute = |tok: &str| json!({"token": tok, "round": 1, "board": 1, "secret": format!("secret of {tok}")});
+    let path = format!("/api/tournaments/{id}/contribute");
+    let v = ok(addr, "POST", &path, contribute(&tokens[0])).await;
+    assert_eq!(v["you"]["contribute"][0]["given"], true);
+    assert_eq!(v["rounds"][0]["boards"][0]["game"], Value::Null);
+    let (status, e) = call(addr, "POST", &path, Some(contribute(&tokens[0]))).await;
+    assert_eq!(
+        (status, e["error"]["code"].as_str()),
+        (409, Some("refused")),
+        "{e}"
+    );
+    let v = ok(addr, "POST", &path, contribute(&tokens[1])).await;
+    let game = v["rounds"][0]["boards"][0]["game"].as_str().unwrap();
+    let d = v["rounds"][0]["boards"][0]["deal"].as_u64().unwrap() as usize;
+    let (_, s) = call(addr, "GET", &format!("/api/games/{game}"), None).await;
+    assert_eq!(s["commitment"], v["deals"][d]["commitment"]);
+    // The other player's secret is never shown.
+    assert!(!v.to_string().contains(&format!("secret of {}", tokens[0])));
+    server.shutdown().await;
+}
