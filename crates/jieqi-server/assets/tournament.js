@@ -384,7 +384,7 @@ export function showEvent(main, id, token) {
                   if (v) act('result', { round: r.round, board: b.board, result: v });
                 } }, t('tSet'))) : null),
             h('td', {}, b.game
-              ? (b.private ? h('span', { class: 'muted private' }, `🔒 ${t('tPrivate')}`)
+              ? (b.private ? h('span', { class: 'muted private' }, t('tPrivate'))
                 : h('a', { href: b.result ? `/replay/${b.game}` : `/game/${b.game}`, class: 'watch' }, b.result ? t('replay') : t('tWatch')))
               : '…'))))),
         r.bye !== null && r.bye !== undefined ? h('p', { class: 'muted' }, fill(t('tBye'), { p: name(r.bye) })) : null,

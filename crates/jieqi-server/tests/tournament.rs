@@ -793,3 +793,68 @@ async fn organiser_and_joint_deals() {
     assert!(!v.to_string().contains(&format!("secret of {}", tokens[0])));
     server.shutdown().await;
 }
+
+/// A crash between a game's end and the event's update: at the next start the server
+/// enters the stored result, pairs the match's next game and creates it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_result_missed_by_a_crash_is_entered_at_restart() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("crash.db");
+    let server = start_at(&db).await;
+    let addr = server.addr;
+    let created = ok(
+        addr,
+        "POST",
+        "/api/tournaments",
+        json!({"name": "KO", "format": "knockout", "best_of": 3}),
+    )
+    .await;
+    let id = created["id"].as_str().unwrap().to_string();
+    let org = created["organiser_token"].as_str().unwrap().to_string();
+    for (n, r) in [("a", 2000), ("b", 1000)] {
+        ok(
+            addr,
+            "POST",
+            &format!("/api/tournaments/{id}/join"),
+            json!({"name": n, "rating": r}),
+        )
+        .await;
+    }
+    let v = ok(
+        addr,
+        "POST",
+        &format!("/api/tournaments/{id}/start"),
+        json!({"token": org}),
+    )
+    .await;
+    let game = v["rounds"][0]["boards"][0]["game"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    server.shutdown().await;
+    // The game's end reached the database; the event never heard of it.
+    let c = rusqlite::Connection::open(&db).unwrap();
+    let n = c
+        .execute(
+            "UPDATE games SET result = '1-0', winner = 'red', reason = 'resignation',
+               finished_ms = 1, updated_ms = 1 WHERE id = ?1",
+            [&game],
+        )
+        .unwrap();
+    assert_eq!(n, 1);
+    drop(c);
+    let server = start_at(&db).await;
+    let addr = server.addr;
+    let v = view(addr, &id, "").await;
+    assert_eq!(v["rounds"][0]["boards"][0]["result"], "1-0");
+    assert_eq!(
+        pairs_of(&v, 1),
+        vec![(1, 0)],
+        "game 2 paired, colours swapped"
+    );
+    assert!(
+        v["rounds"][1]["boards"][0]["game"].is_string(),
+        "and created"
+    );
+    server.shutdown().await;
+}

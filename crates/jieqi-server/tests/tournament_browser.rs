@@ -529,6 +529,48 @@ fn organiser_and_player_pages_show_live_standings() {
         json!([]),
         WAIT,
     );
+    // A knockout event: the bracket with match scores and winners.
+    let ko = api(
+        port,
+        "POST",
+        "/api/tournaments",
+        json!({ "name": "Cup", "format": "knockout", "best_of": 1, "deal_mode": "random" }),
+    );
+    let ko_id = ko["id"].as_str().unwrap();
+    let ko_org = ko["organiser_token"].as_str().unwrap();
+    for (n, r) in [("S1", 2400), ("S2", 2300), ("S3", 2200), ("S4", 2100)] {
+        api(
+            port,
+            "POST",
+            &format!("/api/tournaments/{ko_id}/join"),
+            json!({ "name": n, "rating": r }),
+        );
+    }
+    api(
+        port,
+        "POST",
+        &format!("/api/tournaments/{ko_id}/start"),
+        json!({ "token": ko_org }),
+    );
+    for board in [1, 2] {
+        api(
+            port,
+            "POST",
+            &format!("/api/tournaments/{ko_id}/result"),
+            json!({ "token": ko_org, "round": 1, "board": board, "result": "1-0" }),
+        );
+    }
+    b.goto(&format!("{base}/t/{ko_id}"));
+    b.wait(
+        "the bracket with the final",
+        "const s = document.querySelectorAll('#t-bracket .t-stage');
+         return s.length === 2 && s[0].querySelectorAll('.winner').length === 2;",
+        json!([]),
+        WAIT,
+    );
+    assert!(b.text("#t-bracket").contains("(1) S1"));
+    b.shot("tournament-bracket");
+
     let errors = b.console_errors();
     assert!(errors.is_empty(), "console errors: {errors:?}");
     b.quit();
