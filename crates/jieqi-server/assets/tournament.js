@@ -3,7 +3,7 @@
 // Everything comes from GET /api/tournaments/ID, polled every few seconds.
 
 import { t, addStrings, onLangChange, currentLang } from './i18n.js';
-import { h, api, remember, recall, verifyCommitment } from './util.js';
+import { h, api, remember, recall, rememberSeat, verifyCommitment } from './util.js';
 
 addStrings({
   zh: {
@@ -63,7 +63,6 @@ addStrings({
     tPoints: '积分',
     tCrosstable: '交叉表',
     tBracket: '淘汰赛对阵',
-    tStage: '第 {n} 阶段',
     tThird: '三四名',
     tPlaces: '最终名次',
     tPlace: '名次',
@@ -77,6 +76,13 @@ addStrings({
     tOpponent: '对手',
     tTime: '用时',
     tNotFound: '找不到这个比赛',
+    tRoundsN: '{n} 轮',
+    tBestOfN: '{n} 局制',
+    tTopN: '前 {n} 名晋级',
+    tFinal: '决赛',
+    tSemi: '半决赛',
+    tQuarter: '四分之一决赛',
+    tLastN: '{n} 强',
   },
   en: {
     tournaments: 'Tournaments',
@@ -135,7 +141,6 @@ addStrings({
     tPoints: 'Points',
     tCrosstable: 'Crosstable',
     tBracket: 'Knockout bracket',
-    tStage: 'Stage {n}',
     tThird: 'Third place',
     tPlaces: 'Final places',
     tPlace: 'Place',
@@ -149,6 +154,13 @@ addStrings({
     tOpponent: 'Opponent',
     tTime: 'Time',
     tNotFound: 'No such tournament',
+    tRoundsN: '{n} rounds',
+    tBestOfN: 'best of {n}',
+    tTopN: 'top {n} qualify',
+    tFinal: 'Final',
+    tSemi: 'Semi-finals',
+    tQuarter: 'Quarter-finals',
+    tLastN: 'Last {n}',
   },
 });
 
@@ -171,6 +183,29 @@ function pts(x) {
 
 function resultShort(r) {
   return r === '1/2' ? '½-½' : r || '';
+}
+
+/** The format in the page's language, from the event's settings. */
+function formatText(settings) {
+  const f = settings.format || {};
+  const parts = [];
+  if (f.type === 'round-robin') parts.push(t(f.cycles === 2 ? 'fmt_double-round-robin' : 'fmt_round-robin'));
+  else parts.push(t(`fmt_${f.type}`));
+  const rounds = f.type === 'swiss' ? f.rounds : f.swiss_rounds;
+  if (rounds) parts.push(fill(t('tRoundsN'), { n: rounds }));
+  if (f.qualifiers) parts.push(fill(t('tTopN'), { n: f.qualifiers }));
+  const ko = f.type === 'knockout' ? f : f.knockout;
+  if (ko && ko.best_of) parts.push(fill(t('tBestOfN'), { n: ko.best_of }));
+  return parts.join(' · ');
+}
+
+/** A knockout stage's name from its number of bracket matches. */
+function stageName(stage) {
+  const mains = stage.matches.filter((m) => m.kind === 'main').length;
+  if (mains === 1) return t('tFinal');
+  if (mains === 2) return t('tSemi');
+  if (mains === 4) return t('tQuarter');
+  return fill(t('tLastN'), { n: 2 * mains });
 }
 
 function sel(id, options, value) {
@@ -304,7 +339,7 @@ export function showEvent(main, id, token) {
             h('span', { class: g.color === 'red' ? 'red-name' : 'black-name' }, t(g.color)),
             h('span', { class: 'info' }, t('tOpponent'), ' ', name(g.opponent)),
             g.result ? h('span', { class: 'result' }, resultShort(g.result))
-              : g.url ? h('a', { href: g.url, class: 'button primary play' }, t('tPlay')) : h('span', { class: 'muted' }, '…'))))
+              : g.url ? h('a', { href: g.url, class: 'button primary play', onclick: () => rememberSeat(g.game, g.url) }, t('tPlay')) : h('span', { class: 'muted' }, '…'))))
           : h('p', { class: 'muted' }, t('noGames')));
     }
     if (ev.status === 'registering') {
@@ -368,7 +403,8 @@ export function showEvent(main, id, token) {
     const rounds = [...ev.rounds].reverse();
     return h('section', { class: 'card', id: 't-rounds' }, rounds.map((r) => {
       const deals = [...new Set(r.boards.map((b) => b.deal))];
-      const phase = r.phase.kind === 'knockout' ? ` · ${t('tBracket')} ${fill(t('tStage'), { n: r.phase.stage })}` : '';
+      const stage = r.phase.kind === 'knockout' && ev.bracket ? ev.bracket.stages[r.phase.stage - 1] : null;
+      const phase = stage ? ` · ${stageName(stage)}` : '';
       return h('div', { class: 't-round', dataset: { round: r.round } },
         h('h3', {}, fill(t('tRound'), { n: r.round }), phase, ' · ', t(`dm_${r.deal_mode}`)),
         h('table', { class: 't-table' },
@@ -393,9 +429,9 @@ export function showEvent(main, id, token) {
   }
 
   function standingsCard() {
-    if (!ev.standings.length || !ev.started) return null;
-    const rankOf = new Map(ev.standings.map((s) => [s.player, s.rank]));
     const tableRounds = ev.rounds.filter((r) => r.phase.kind !== 'knockout').length;
+    if (!ev.standings.length || !ev.started || !tableRounds) return null;
+    const rankOf = new Map(ev.standings.map((s) => [s.player, s.rank]));
     const crossRows = ev.standings.map((s) => {
       const entries = (ev.crosstable.find((c) => c.player === s.player) || { entries: [] }).entries;
       const cells = [];
@@ -432,7 +468,7 @@ export function showEvent(main, id, token) {
     return h('section', { class: 'card', id: 't-bracket' },
       h('h2', {}, t('tBracket')),
       h('div', { class: 't-bracket' }, ev.bracket.stages.map((st) => h('div', { class: 't-stage' },
-        h('h3', {}, fill(t('tStage'), { n: st.stage })),
+        h('h3', {}, stageName(st)),
         st.matches.map((m) => h('div', { class: `t-match ${m.kind}` },
           m.kind === 'third-place' ? h('div', { class: 'muted' }, t('tThird')) : null,
           h('div', { class: m.winner === m.high ? 'winner' : '' }, `(${m.high_seed}) ${name(m.high)}`, h('span', { class: 'score' }, pts(m.score[0]))),
@@ -454,7 +490,7 @@ export function showEvent(main, id, token) {
     const key = `${ev.status}|${ev.can_pair}|${ev.can_unpair}|${ev.you ? ev.you.role : ''}|${JSON.stringify(ev.you)}|${currentLang()}`;
     const head = h('header', { class: 't-head', id: 't-head' },
       h('h1', {}, ev.name),
-      h('p', {}, h('span', { class: `t-status ${ev.status}`, id: 't-status' }, t(`tStatus_${ev.status}`)), ' · ', ev.format, ' · ',
+      h('p', {}, h('span', { class: `t-status ${ev.status}`, id: 't-status' }, t(`tStatus_${ev.status}`)), ' · ', formatText(ev.settings), ' · ',
         t(`dm_${ev.settings.deal_mode}`), ' · ', t('time'), ' ', ev.time === 'none' ? t('none') : ev.time, ' · ',
         h('a', { href: `/api/tournaments/${id}/export?format=html`, target: '_blank' }, t('tExport'))),
       message ? h('p', { class: 'error', id: 't-error' }, message) : null);
@@ -476,7 +512,7 @@ export function showEvent(main, id, token) {
     const data = `${JSON.stringify(ev)}|${currentLang()}|${[...verified.values()].join()}`;
     if (data !== drawn) {
       drawn = data;
-      const body = [roundsCard(), standingsCard(), bracketCard(), placesCard(), playersCard()].flat().filter(Boolean);
+      const body = [bracketCard(), roundsCard(), standingsCard(), placesCard(), playersCard()].flat().filter(Boolean);
       page.querySelector('#t-data').replaceChildren(...body);
     }
   }
