@@ -76,6 +76,8 @@ addStrings({
     tOpponent: '对手',
     tTime: '用时',
     tNotFound: '找不到这个比赛',
+    tRoundDeals: '本轮布局方式',
+    tEventDefault: '比赛默认',
     tRoundsN: '{n} 轮',
     tBestOfN: '{n} 局制',
     tTopN: '前 {n} 名晋级',
@@ -154,6 +156,8 @@ addStrings({
     tOpponent: 'Opponent',
     tTime: 'Time',
     tNotFound: 'No such tournament',
+    tRoundDeals: 'Deals of the next round',
+    tEventDefault: 'event default',
     tRoundsN: '{n} rounds',
     tBestOfN: 'best of {n}',
     tTopN: 'top {n} qualify',
@@ -302,11 +306,15 @@ export function showEvent(main, id, token) {
     draw();
   }
 
+  /** The round's options from the organiser card: deal mode and organiser deals. */
   function organiserDeals() {
+    const out = {};
+    const mode = main.querySelector('#t-round-deal-mode');
+    if (mode && mode.value) out.deal_mode = mode.value;
     const ta = main.querySelector('#t-deals');
-    if (!ta) return {};
-    const deals = ta.value.split('\n').map((s) => s.trim()).filter(Boolean);
-    return deals.length ? { deals } : {};
+    const deals = ta ? ta.value.split('\n').map((s) => s.trim()).filter(Boolean) : [];
+    if (deals.length) out.deals = deals;
+    return out;
   }
 
   function controls() {
@@ -317,7 +325,9 @@ export function showEvent(main, id, token) {
         h('h2', {}, t('tOrganiser')),
         h('p', {}, t('tJoinLink'), ' ', h('code', { id: 't-join-link' }, absolute(you.join_url))),
         h('p', { class: 'muted' }, t('tOrgLink'), ' ', h('code', {}, absolute(`/t/${id}?org=${token}`))),
-        orgDeals ? h('label', { class: 'deals' }, t('tDeals'), h('textarea', { id: 't-deals', rows: 3, cols: 40 })) : null,
+        ev.status !== 'finished' ? h('label', { class: 'deals' }, t('tRoundDeals'),
+          sel('t-round-deal-mode', [['', `${t('tEventDefault')} (${t(`dm_${ev.settings.deal_mode}`)})`], ...DEAL_MODES.map((x) => [x, t(`dm_${x}`)])], '')) : null,
+        h('label', { class: `deals${orgDeals ? '' : ' hidden'}`, id: 't-deals-box' }, t('tDeals'), h('textarea', { id: 't-deals', rows: 3, cols: 40 })),
         h('div', { class: 'buttons' },
           !ev.started ? h('button', { type: 'button', id: 't-start', class: 'primary', onclick: () => act('start', organiserDeals()) }, t('tStart')) : null,
           ev.started && ev.can_pair ? h('button', { type: 'button', id: 't-pair', class: 'primary', onclick: () => act('pair', organiserDeals()) }, t('tPair')) : null,
@@ -507,6 +517,13 @@ export function showEvent(main, id, token) {
     if (key !== controlsKey) {
       const c = controls();
       page.querySelector('#t-controls').replaceChildren(...(c ? [c] : []));
+      const mode = page.querySelector('#t-round-deal-mode');
+      if (mode) {
+        mode.addEventListener('change', () => {
+          const org = mode.value === 'organiser' || (mode.value === '' && ev.settings.deal_mode === 'organiser');
+          page.querySelector('#t-deals-box').classList.toggle('hidden', !org);
+        });
+      }
       controlsKey = key;
     }
     const data = `${JSON.stringify(ev)}|${currentLang()}|${[...verified.values()].join()}`;

@@ -506,6 +506,17 @@ fn organiser_and_player_pages_show_live_standings() {
     assert!(standings.contains("BH"), "{standings}");
     b.wait_for("#t-pair");
     b.shot("tournament-standings");
+    // Round 2 with another deal mode chosen on the page: random deals, one per board.
+    set_value(&b, "#t-round-deal-mode", "random");
+    b.click("#t-pair");
+    b.wait_for("#t-rounds .t-round[data-round='2'] tr[data-board='2']");
+    let (_, bytes) = http(port, "GET", &format!("/api/tournaments/{id}"), None).expect("view");
+    let v: Value = serde_json::from_slice(&bytes).expect("JSON");
+    assert_eq!(v["rounds"][1]["deal_mode"], "random");
+    assert_ne!(
+        v["rounds"][1]["boards"][0]["deal"],
+        v["rounds"][1]["boards"][1]["deal"]
+    );
 
     // The player's page lists the player's own game with a seat link.
     b.goto(&format!("{base}{player_url}"));
