@@ -486,8 +486,8 @@ async fn hostile_tournament_requests_change_nothing() {
     expect(409, "refused")(post(join_path.clone(), r#"{"name":"P1"}"#).await);
     // Oversized body.
     let huge = format!("{{\"name\":\"{}\"}}", "x".repeat(40_000));
-    let r = http(addr, "POST", &join_path, Some(&huge)).await.unwrap();
-    assert_eq!(r.status, 413);
+    expect(413, "too_large")(post(join_path.clone(), &huge).await);
+    expect(413, "too_large")(post("/api/tournaments".into(), &huge).await);
     // Unknown events.
     expect(404, "no_tournament")(call(addr, "GET", "/api/tournaments/zzzzzzzzzz", None).await);
     expect(404, "no_tournament")(call(addr, "GET", "/api/tournaments/..%2F..", None).await);

@@ -105,6 +105,9 @@ pub enum TError {
     /// A token that is not the organiser's (or a player's) of this event.
     #[error("{0}")]
     BadToken(&'static str),
+    /// The request body is over the limit.
+    #[error("the request body is larger than 16 KiB")]
+    TooLarge,
     /// Registration is closed.
     #[error("the event has started: registration is closed")]
     Closed,

@@ -4,6 +4,7 @@
 use std::sync::Arc;
 
 use axum::body::Bytes;
+use axum::extract::rejection::BytesRejection;
 use axum::extract::{Path, Query, State};
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
@@ -29,6 +30,7 @@ impl IntoResponse for TError {
             TError::NoTournament(_) => (StatusCode::NOT_FOUND, "no_tournament"),
             TError::BadToken(_) => (StatusCode::FORBIDDEN, "bad_token"),
             TError::Closed => (StatusCode::CONFLICT, "registration_closed"),
+            TError::TooLarge => (StatusCode::PAYLOAD_TOO_LARGE, "too_large"),
             TError::Refused(_) => (StatusCode::CONFLICT, "refused"),
             TError::Internal(_) => (StatusCode::INTERNAL_SERVER_ERROR, "internal"),
         };
@@ -62,6 +64,14 @@ async fn page() -> Response {
         Some(b) => ([(header::CONTENT_TYPE, "text/html; charset=utf-8")], b).into_response(),
         None => (StatusCode::NOT_FOUND, "this build has no web UI").into_response(),
     }
+}
+
+/// The request body, or `413 too_large` past the 16 KiB limit.
+fn body_of(body: Result<Bytes, BytesRejection>) -> Result<Bytes, TError> {
+    body.map_err(|e| match e.status() {
+        StatusCode::PAYLOAD_TOO_LARGE => TError::TooLarge,
+        _ => TError::BadRequest(format!("request body: {e}")),
+    })
 }
 
 fn parse<T: DeserializeOwned>(body: &[u8]) -> Result<T, TError> {
@@ -161,8 +171,11 @@ fn settings_of(req: &CreateReq) -> Result<Settings, TError> {
     Ok(s)
 }
 
-async fn create(State(shared): State<Arc<Shared>>, body: Bytes) -> Result<Response, TError> {
-    let req: CreateReq = parse(&body)?;
+async fn create(
+    State(shared): State<Arc<Shared>>,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Response, TError> {
+    let req: CreateReq = parse(&body_of(body)?)?;
     let name = text_field("name", &req.name, 80)?;
     let settings = settings_of(&req)?;
     let time = req.time.clone().unwrap_or_else(|| "10+5".into());
@@ -237,9 +250,9 @@ struct JoinReq {
 async fn join(
     State(shared): State<Arc<Shared>>,
     Path(id): Path<String>,
-    body: Bytes,
+    body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, TError> {
-    let req: JoinReq = parse(&body)?;
+    let req: JoinReq = parse(&body_of(body)?)?;
     let name = text_field("name", &req.name, 40)?;
     if let Some(r) = req.rating {
         range("rating", r, 0, 4000)?;
@@ -308,9 +321,9 @@ async fn organiser_route(
 async fn remove(
     State(shared): State<Arc<Shared>>,
     Path(id): Path<String>,
-    body: Bytes,
+    body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, TError> {
-    organiser_route(&shared, &id, &body, |r| {
+    organiser_route(&shared, &id, &body_of(body)?, |r| {
         r.player
             .map(OrganiserAction::Remove)
             .ok_or_else(|| TError::BadRequest("player: a player id is needed".into()))
@@ -321,9 +334,9 @@ async fn remove(
 async fn start(
     State(shared): State<Arc<Shared>>,
     Path(id): Path<String>,
-    body: Bytes,
+    body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, TError> {
-    organiser_route(&shared, &id, &body, |r| {
+    organiser_route(&shared, &id, &body_of(body)?, |r| {
         Ok(OrganiserAction::Start(pair_options(r)?))
     })
     .await
@@ -332,9 +345,9 @@ async fn start(
 async fn pair(
     State(shared): State<Arc<Shared>>,
     Path(id): Path<String>,
-    body: Bytes,
+    body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, TError> {
-    organiser_route(&shared, &id, &body, |r| {
+    organiser_route(&shared, &id, &body_of(body)?, |r| {
         Ok(OrganiserAction::Pair(pair_options(r)?))
     })
     .await
@@ -343,17 +356,20 @@ async fn pair(
 async fn unpair(
     State(shared): State<Arc<Shared>>,
     Path(id): Path<String>,
-    body: Bytes,
+    body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, TError> {
-    organiser_route(&shared, &id, &body, |_| Ok(OrganiserAction::Unpair)).await
+    organiser_route(&shared, &id, &body_of(body)?, |_| {
+        Ok(OrganiserAction::Unpair)
+    })
+    .await
 }
 
 async fn result(
     State(shared): State<Arc<Shared>>,
     Path(id): Path<String>,
-    body: Bytes,
+    body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, TError> {
-    organiser_route(&shared, &id, &body, |r| {
+    organiser_route(&shared, &id, &body_of(body)?, |r| {
         let (Some(round), Some(board), Some(res)) = (r.round, r.board, r.result.as_deref()) else {
             return Err(TError::BadRequest(
                 "round, board and result are needed".into(),
@@ -384,9 +400,9 @@ struct ContributeReq {
 async fn contribute(
     State(shared): State<Arc<Shared>>,
     Path(id): Path<String>,
-    body: Bytes,
+    body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, TError> {
-    let req: ContributeReq = parse(&body)?;
+    let req: ContributeReq = parse(&body_of(body)?)?;
     let secret = text_field("secret", &req.secret, 200)?;
     super::contribute(&shared, &id, &req.token, req.round, req.board, &secret).await?;
     let v = super::view(&shared, &id, Some(&req.token)).await?;
