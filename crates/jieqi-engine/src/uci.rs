@@ -172,6 +172,7 @@ impl State {
             "option name UCI_ShowWDL type check default false",
             "option name Ponder type check default false",
             "option name Clear Hash type button",
+            "option name EvalFile type string default <builtin>",
         ] {
             self.say(o);
         }
@@ -216,6 +217,7 @@ impl State {
                 self.engine().new_game();
                 Ok(())
             }
+            "evalfile" => load_params(&value).map(|p| self.engine().set_params(p)),
             _ => Err(format!("unknown option {name:?}")),
         };
         match r {
@@ -423,4 +425,15 @@ pub fn parse_go(args: &[&str]) -> Result<(Limits, bool), String> {
         }
     }
     Ok((l, ponder))
+}
+
+/// The evaluation parameters named by the `EvalFile` option: a file written by
+/// `jieqi-engine tune`, or the built-in ones for an empty value or `<builtin>`.
+fn load_params(value: &str) -> Result<crate::eval::Params, String> {
+    if value.is_empty() || value == "<builtin>" {
+        return Ok(crate::eval::Params::default());
+    }
+    let text = std::fs::read_to_string(value)
+        .map_err(|e| format!("option EvalFile: cannot read {value:?}: {e}"))?;
+    crate::eval::Params::parse(&text).map_err(|e| format!("option EvalFile: {value:?}: {e}"))
 }

@@ -262,6 +262,7 @@ fn garbage_input_survives() {
     assert!(errors >= 13, "{:?}", s.lines());
     // Still works.
     let n = s.lines().len();
+    s.send("ucinewgame");
     s.send("position startpos");
     s.send("go depth 1");
     s.wait_for("bestmove ", n);
@@ -335,4 +336,82 @@ fn real_binary_speaks_uci_at_once() {
     assert!(saw_uciok);
     let best = best.expect("a bestmove");
     assert_eq!(best.split_whitespace().nth(1).unwrap().len(), 4);
+}
+
+/// The node count, score and best move of a fixed-depth search from the start.
+fn search_signature(s: &Session) -> (String, String) {
+    let n = s.lines().len();
+    s.send("ucinewgame");
+    s.send("position startpos");
+    s.send("go depth 1");
+    let best = s.wait_for("bestmove ", n);
+    let info = s
+        .lines()
+        .into_iter()
+        .skip(n)
+        .filter(|l| l.starts_with("info depth 1 "))
+        .last()
+        .expect("a depth-1 info line");
+    let field = |f: &str| {
+        info.split(f)
+            .nth(1)
+            .unwrap()
+            .split(' ')
+            .take(2)
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    (format!("{} {}", field(" nodes "), field(" score ")), best)
+}
+
+#[test]
+fn eval_file_loads_tuned_parameters_and_refuses_bad_ones() {
+    let dir = std::env::temp_dir().join(format!("jieqi-evalfile-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let same = dir.join("same.txt");
+    std::fs::write(&same, jieqi_engine::eval::Params::default().to_text()).unwrap();
+    let mut changed = jieqi_engine::eval::Params::default();
+    changed.w.iter_mut().for_each(|w| *w = *w * 3 / 2 + 7);
+    let other = dir.join("other.txt");
+    std::fs::write(&other, changed.to_text()).unwrap();
+    let broken = dir.join("broken.txt");
+    std::fs::write(&broken, "1 2 3").unwrap();
+
+    let s = Session::start();
+    s.send("setoption name Threads value 1");
+    let builtin = search_signature(&s);
+    s.send(&format!("setoption name EvalFile value {}", same.display()));
+    assert_eq!(
+        search_signature(&s),
+        builtin,
+        "the built-in parameters, from a file"
+    );
+    s.send(&format!(
+        "setoption name EvalFile value {}",
+        other.display()
+    ));
+    assert_ne!(
+        search_signature(&s).0,
+        builtin.0,
+        "other parameters search differently"
+    );
+    // Bad files are refused with a reason and the loaded parameters stay.
+    let n = s.lines().len();
+    s.send(&format!(
+        "setoption name EvalFile value {}",
+        broken.display()
+    ));
+    let err = s.wait_for("info string error", n);
+    assert!(
+        err.contains("EvalFile") && err.contains("expected"),
+        "{err}"
+    );
+    let n = s.lines().len();
+    s.send("setoption name EvalFile value /nonexistent/params.txt");
+    assert!(s.wait_for("info string error", n).contains("cannot read"));
+    assert_ne!(search_signature(&s).0, builtin.0);
+    s.send("setoption name EvalFile value <builtin>");
+    assert_eq!(search_signature(&s), builtin);
+    s.quit();
+    let _ = std::fs::remove_dir_all(&dir);
 }

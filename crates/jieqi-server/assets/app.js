@@ -4,12 +4,15 @@ import { t, currentLang, setLang, onLangChange } from './i18n.js';
 import { showLobby } from './lobby.js';
 import { showGame } from './game.js';
 import { showReplay } from './replay.js';
+import { showTournaments, showEvent } from './tournament.js';
 
 function header() {
   const btn = document.getElementById('lang-toggle');
   const title = document.getElementById('brand-title');
+  const nav = document.getElementById('nav-tournaments');
   const draw = () => {
     btn.textContent = t('language');
+    if (nav) nav.textContent = t('tournaments');
     title.textContent = t('title');
     document.title = currentLang() === 'zh' ? '揭棋 Jieqi' : 'Jieqi 揭棋';
   };
@@ -26,6 +29,9 @@ function route() {
   if (m) return showGame(main, m[1], params.get('seat'));
   m = path.match(/^\/replay\/([a-z0-9]+)\/?$/);
   if (m) return showReplay(main, m[1]);
+  if (/^\/t\/?$/.test(path)) return showTournaments(main);
+  m = path.match(/^\/t\/([a-z0-9]+)\/?$/);
+  if (m) return showEvent(main, m[1], params.get('org') || params.get('player'));
   return showLobby(main);
 }
 

@@ -216,7 +216,7 @@ export function showGame(main, id, token) {
     }
     if (msg.t === 'error') {
       notice = `${t('error')}: ${d.message || d.code}`;
-      if (d.code === 'no_game' || d.code === 'bad_token') {
+      if (d.code === 'no_game' || d.code === 'bad_token' || d.code === 'private') {
         main.replaceChildren(h('div', { class: 'card error-page' }, h('p', { class: 'error' }, notice),
           h('a', { href: '/' }, t('backToLobby'))));
         if (ws) {

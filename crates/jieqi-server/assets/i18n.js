@@ -268,6 +268,15 @@ export function t(key) {
   return key in table ? table[key] : key;
 }
 
+/** Add strings of another page (`{zh: {...}, en: {...}}`); existing keys are kept. */
+export function addStrings(tables) {
+  for (const code of ['zh', 'en']) {
+    for (const [k, v] of Object.entries(tables[code] || {})) {
+      if (!(k in STRINGS[code])) STRINGS[code][k] = v;
+    }
+  }
+}
+
 /** Switch the language, remember it, and notify the pages to redraw. */
 export function setLang(code) {
   if (code !== 'zh' && code !== 'en') return;

@@ -137,6 +137,9 @@ export function showLobby(main) {
     );
     main.replaceChildren(h('div', { class: 'lobby' },
       form,
+      h('section', { class: 'card tournaments-link', id: 'lobby-tournaments' },
+        h('h2', {}, t('tournaments')),
+        h('a', { href: '/t', class: 'button' }, `${t('tournaments')} →`)),
       lists.mine.length ? listSection('mine', t('myGames')) : h('section', { id: 'list-mine', class: 'hidden' }),
       listSection('open', t('openGames')),
       listSection('live', t('liveGames')),

@@ -401,6 +401,12 @@ impl Actor {
         outbox: Outbox,
     ) -> Result<(), ProtoError> {
         let viewer = match token.as_deref() {
+            None | Some("") if self.shared.tournaments.is_private(&self.id) => {
+                return Err(ProtoError::new(
+                    "private",
+                    "this tournament game shares its deal with a game still in play: it can be watched once the round's deal is published",
+                ));
+            }
             None | Some("") => Viewer::Spectator,
             Some(t) => Color::ALL
                 .into_iter()
@@ -1012,6 +1018,7 @@ impl Actor {
         };
         let text = protocol::envelope::<&EndOut>("end", self.version, &end);
         self.broadcast_with(|_, _| text.clone());
+        crate::tournament::game_ended(&self.shared, &self.id, self.game.outcome());
     }
 
     fn draw_event(&mut self, offer: Option<Color>, declined_by: Option<Color>) {

@@ -42,6 +42,9 @@ pub enum ApiError {
     /// The engine pool is saturated.
     #[error("the engine is busy; try again")]
     Busy,
+    /// A tournament game whose deal is still secret (another board plays it).
+    #[error("this tournament game's deal is not published yet")]
+    Private,
     /// Anything else.
     #[error("internal error: {0}")]
     Internal(String),
@@ -62,6 +65,7 @@ impl IntoResponse for ApiError {
             ApiError::NotFinished => (StatusCode::CONFLICT, "not_finished"),
             ApiError::BadPly(..) => (StatusCode::CONFLICT, "bad_ply"),
             ApiError::Busy => (StatusCode::TOO_MANY_REQUESTS, "busy"),
+            ApiError::Private => (StatusCode::FORBIDDEN, "private"),
             ApiError::Internal(_) => (StatusCode::INTERNAL_SERVER_ERROR, "internal"),
         };
         if let ApiError::Internal(m) = &self {
@@ -87,6 +91,7 @@ pub fn router(shared: Arc<Shared>) -> Router {
         .route("/api/games/{id}/replay", get(replay))
         .route("/api/games/{id}/eval", get(eval))
         .route("/api/games/{id}/record", get(record))
+        .merge(crate::tournament::routes())
         .layer(DefaultBodyLimit::max(16 * 1024))
         .with_state(shared)
 }
@@ -344,6 +349,7 @@ async fn list(
         .list(kind, limit)
         .await?
         .iter()
+        .filter(|s| !shared.tournaments.is_private(&s.id))
         .map(game_summary)
         .collect();
     Ok(Json(json!({ "games": games })).into_response())
@@ -385,6 +391,9 @@ async fn finished_game(
 > {
     if !util::is_game_id(id) {
         return Err(ApiError::NoGame(id.to_string()));
+    }
+    if shared.tournaments.is_private(id) {
+        return Err(ApiError::Private);
     }
     let stored = shared
         .store

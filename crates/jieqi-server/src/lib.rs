@@ -14,6 +14,7 @@ pub mod http;
 pub mod knowledge;
 pub mod protocol;
 pub mod store;
+pub mod tournament;
 pub mod util;
 pub mod ws;
 
@@ -184,6 +185,8 @@ pub struct Shared {
     pub engines: EnginePool,
     /// Games in memory.
     pub registry: Registry,
+    /// Tournaments (docs/tournament.md, "Tournaments on the web server").
+    pub tournaments: tournament::Hub,
     next_conn: AtomicU64,
     connections: AtomicUsize,
     stop: watch::Sender<bool>,
@@ -197,6 +200,7 @@ impl Shared {
             store,
             engines,
             registry: Registry::new(),
+            tournaments: tournament::Hub::default(),
             next_conn: AtomicU64::new(1),
             connections: AtomicUsize::new(0),
             stop: watch::channel(false).0,
@@ -245,8 +249,17 @@ impl Shared {
 
     /// Creates a game: draws the deal, stores it, starts its task.
     pub async fn create_game(self: &Arc<Shared>, opts: GameOptions) -> Result<Created, StoreError> {
-        let deal = Deal::random();
-        let salt = Deal::random_salt();
+        self.create_game_with_deal(opts, Deal::random(), Deal::random_salt())
+            .await
+    }
+
+    /// Creates a game on a given deal, committed with `salt` (a tournament's deal).
+    pub async fn create_game_with_deal(
+        self: &Arc<Shared>,
+        opts: GameOptions,
+        deal: Deal,
+        salt: String,
+    ) -> Result<Created, StoreError> {
         let id = util::new_game_id();
         let tokens = ByColor::new_with(|_| util::new_token());
         let rec = actor::new_game_record(&id, &opts, &tokens, &deal, &salt);
@@ -345,6 +358,9 @@ impl Server {
         };
         let engines = EnginePool::new(engine, config.engine_threads);
         let shared = Shared::new(config.clone(), sqlite.clone(), engines);
+        tournament::load_all(&shared)
+            .await
+            .map_err(|e| StartError(format!("tournaments: {e}")))?;
         let resumed = shared
             .resume_unfinished()
             .await

@@ -22,6 +22,7 @@ pub fn has_perfect_matching(adj: &[Vec<usize>]) -> bool {
 
 /// A matching of the vertices still present in a graph, kept maximum as vertices
 /// are paired off and removed.
+#[derive(Clone)]
 pub struct Matcher<'a> {
     adj: &'a [Vec<usize>],
     present: Vec<bool>,
@@ -123,6 +124,7 @@ impl<'a> Matcher<'a> {
     }
 }
 
+#[derive(Clone)]
 struct Search {
     parent: Vec<usize>,
     base: Vec<usize>,

@@ -14,6 +14,13 @@
 //! the absolute colour rules ([`crate::colours`]), then no repeat pairings, then at most
 //! one bye per player. The bye goes to the lowest-ranked eligible player of the lowest
 //! score group. Everything is deterministic: the same inputs give the same pairing.
+//!
+//! Float history, as in the Dutch system's last criteria: a score group with an odd
+//! count sends its lowest-ranked player down, unless he floated down in the previous
+//! round (or, second, the round before); then the lowest-ranked player without that
+//! history floats instead. A player floating down prefers, after colours, an opponent
+//! who did not float up in the previous round (or the round before). Colour
+//! preferences outrank float history, as in the Dutch criteria.
 
 use jieqi_core::Color;
 use serde::{Deserialize, Serialize};
@@ -35,6 +42,20 @@ pub struct SwissEntrant {
     pub opponents: Vec<PlayerId>,
     /// Whether he has had a pairing-allocated bye.
     pub had_bye: bool,
+    /// How he floated in each table round so far, oldest first (a bye is a float down).
+    pub floats: Vec<Float>,
+}
+
+/// How a player's pairing in one round compared with his own score.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Float {
+    /// Met an opponent on the same score.
+    None,
+    /// Met an opponent on a lower score, or had a bye.
+    Down,
+    /// Met an opponent on a higher score.
+    Up,
 }
 
 /// Which rule the pairer had to give up, if any.
@@ -110,6 +131,59 @@ impl<'a> Pairer<'a> {
         true
     }
 
+    /// Whether `i` floated `f` in the round `back` rounds ago (1 = the previous one).
+    fn floated(&self, i: usize, back: usize, f: Float) -> bool {
+        let h = &self.e[i].floats;
+        h.len() >= back && h[h.len() - back] == f
+    }
+
+    /// How much float history speaks against `i` floating `f` now: 2 if he did so in
+    /// the previous round, 1 if in the round before, else 0.
+    fn float_cost(&self, i: usize, f: Float) -> u8 {
+        if self.floated(i, 1, f) {
+            2
+        } else if self.floated(i, 2, f) {
+            1
+        } else {
+            0
+        }
+    }
+
+    /// The player a score group with an odd count sends down instead of its lowest-
+    /// ranked one, when that one floated down lately: the lowest-ranked member with the
+    /// best float history who can still be paired below with everyone else paired.
+    fn choose_floater(&self, rest: &[usize], score: u32, matcher: &Matcher) -> Option<usize> {
+        let group: Vec<usize> = rest
+            .iter()
+            .copied()
+            .filter(|&q| self.e[q].score == score)
+            .collect();
+        let below: Vec<usize> = rest
+            .iter()
+            .copied()
+            .filter(|&q| self.e[q].score < score)
+            .collect();
+        let &lowest = group.last()?;
+        if group.len() % 2 == 0 || below.is_empty() || self.float_cost(lowest, Float::Down) == 0 {
+            return None;
+        }
+        let mut by_history: Vec<(u8, std::cmp::Reverse<usize>, usize)> = group
+            .iter()
+            .enumerate()
+            .map(|(k, &q)| (self.float_cost(q, Float::Down), std::cmp::Reverse(k), q))
+            .collect();
+        by_history.sort();
+        by_history
+            .into_iter()
+            .map(|c| c.2)
+            .take_while(|&f| self.float_cost(f, Float::Down) < self.float_cost(lowest, Float::Down))
+            .find(|&f| {
+                below
+                    .iter()
+                    .any(|&q| self.may_meet(f, q) && matcher.clone().try_remove_pair(f, q))
+            })
+    }
+
     fn may_sit_out(&self, a: usize) -> bool {
         self.level >= Relaxation::Byes || !self.e[a].had_bye
     }
@@ -155,14 +229,33 @@ impl<'a> Pairer<'a> {
         }
         let mut matcher = matcher?;
         let mut pairs = Vec::new();
+        let mut started: Option<u32> = None;
+        let mut floater: Option<usize> = None;
         while !rest.is_empty() {
             let p = rest[0];
+            if started != Some(self.e[p].score) {
+                // A new score group: pick who floats down from it, and let him wait
+                // until the rest of the group is paired.
+                started = Some(self.e[p].score);
+                floater = self.choose_floater(&rest, self.e[p].score, &matcher);
+                if let Some(f) = floater {
+                    let from = rest.iter().position(|&r| r == f).expect("in rest");
+                    let end = rest
+                        .iter()
+                        .rposition(|&r| self.e[r].score == self.e[f].score)
+                        .expect("f is in its group");
+                    rest[from..=end].rotate_left(1);
+                    if rest[0] != p {
+                        continue;
+                    }
+                }
+            }
             let others = &rest[1..];
-            let mut candidates: Vec<(u32, bool, usize, usize)> = Vec::new();
+            let mut candidates: Vec<(u32, bool, bool, u8, usize, usize)> = Vec::new();
             let group: Vec<usize> = rest
                 .iter()
                 .copied()
-                .filter(|&q| self.e[q].score == self.e[p].score)
+                .filter(|&q| self.e[q].score == self.e[p].score && Some(q) != floater)
                 .collect();
             let half = group.len() / 2;
             for (pos, &q) in others.iter().enumerate() {
@@ -172,17 +265,23 @@ impl<'a> Pairer<'a> {
                 let distance = self.e[p].score - self.e[q].score;
                 let colour_bad =
                     !colours::both_satisfied(&self.e[p].colours, &self.e[q].colours, Color::Red);
+                let designated = distance == 0 && Some(q) == floater;
+                let up_cost = if distance > 0 {
+                    self.float_cost(q, Float::Up)
+                } else {
+                    0
+                };
                 let dutch = match group.iter().position(|&g| g == q) {
                     Some(k) if k >= half => k - half,
                     Some(k) => (group.len() - half) + (half - 1 - k),
                     None => pos,
                 };
-                candidates.push((distance, colour_bad, dutch, q));
+                candidates.push((distance, colour_bad, designated, up_cost, dutch, q));
             }
             candidates.sort();
             let chosen = candidates
                 .into_iter()
-                .map(|c| c.3)
+                .map(|c| c.5)
                 .find(|&q| matcher.try_remove_pair(p, q))?;
             pairs.push((p, chosen));
             rest.retain(|&r| r != p && r != chosen);

@@ -8,7 +8,7 @@ use crate::deals::{DealMode, DealRecord, Entropy, random_deal};
 use crate::error::TournamentError;
 use crate::model::{Bracket, Format, Game, GameResult, Phase, Player, Round, Settings};
 use crate::round_robin::{berger_round, rounds_per_cycle};
-use crate::swiss::{self, SwissEntrant};
+use crate::swiss::{self, Float, SwissEntrant};
 
 /// Version of the saved format.
 pub const STATE_VERSION: u32 = 1;
@@ -351,7 +351,7 @@ impl Tournament {
                 have: active.len(),
             });
         }
-        let entrants: Vec<SwissEntrant> = active.iter().map(|&p| self.swiss_entrant(p)).collect();
+        let entrants = self.swiss_entrants(&active);
         let pairing = swiss::pair(&entrants, Color::Red);
         Ok(Round {
             phase: Phase::Swiss,
@@ -374,37 +374,72 @@ impl Tournament {
 
     /// What the Swiss pairer knows of a player after the table rounds so far.
     pub fn swiss_entrant(&self, p: PlayerId) -> SwissEntrant {
-        let mut e = SwissEntrant {
-            id: p,
-            score: 0,
-            colours: Vec::new(),
-            opponents: Vec::new(),
-            had_bye: false,
-        };
+        self.swiss_entrants(&[p]).pop().expect("one entrant")
+    }
+
+    /// What the Swiss pairer knows of each of `ids` after the table rounds so far.
+    pub fn swiss_entrants(&self, ids: &[PlayerId]) -> Vec<SwissEntrant> {
+        let n = self.players.len();
+        let mut all: Vec<SwissEntrant> = (0..n as PlayerId)
+            .map(|id| SwissEntrant {
+                id,
+                score: 0,
+                colours: Vec::new(),
+                opponents: Vec::new(),
+                had_bye: false,
+                floats: Vec::new(),
+            })
+            .collect();
         for r in self.rounds.iter().filter(|r| r.is_table()) {
-            if r.bye == Some(p) {
+            // Scores before the round decide who floated.
+            let before: Vec<u32> = all.iter().map(|e| e.score).collect();
+            let mut floats = vec![Float::None; n];
+            if let Some(b) = r.bye.filter(|&b| (b as usize) < n) {
+                let e = &mut all[b as usize];
                 e.had_bye = true;
                 e.score += self.settings.bye_half_points;
+                floats[b as usize] = Float::Down;
             }
             for g in &r.games {
-                let (me, opp, colour) = if g.red == p {
-                    (0, g.black, Color::Red)
-                } else if g.black == p {
-                    (1, g.red, Color::Black)
-                } else {
+                let (red, black) = (g.red as usize, g.black as usize);
+                if red >= n || black >= n {
                     continue;
+                }
+                all[red].opponents.push(g.black);
+                all[black].opponents.push(g.red);
+                let (fr, fb) = match before[red].cmp(&before[black]) {
+                    std::cmp::Ordering::Greater => (Float::Down, Float::Up),
+                    std::cmp::Ordering::Less => (Float::Up, Float::Down),
+                    std::cmp::Ordering::Equal => (Float::None, Float::None),
                 };
-                e.opponents.push(opp);
+                floats[red] = fr;
+                floats[black] = fb;
                 if let Some(res) = g.result {
-                    let hp = res.half_points();
-                    e.score += if me == 0 { hp.0 } else { hp.1 };
+                    let (hr, hb) = res.half_points();
+                    all[red].score += hr;
+                    all[black].score += hb;
                     if res.played() {
-                        e.colours.push(colour);
+                        all[red].colours.push(Color::Red);
+                        all[black].colours.push(Color::Black);
                     }
                 }
             }
+            for (e, f) in all.iter_mut().zip(floats) {
+                e.floats.push(f);
+            }
         }
-        e
+        ids.iter()
+            .map(|&p| {
+                all.get(p as usize).cloned().unwrap_or(SwissEntrant {
+                    id: p,
+                    score: 0,
+                    colours: Vec::new(),
+                    opponents: Vec::new(),
+                    had_bye: false,
+                    floats: Vec::new(),
+                })
+            })
+            .collect()
     }
 
     fn pair_round_robin(&self, done: usize) -> Result<Round, TournamentError> {

@@ -200,6 +200,16 @@ pub enum Write {
         /// The new game's id.
         rematch: String,
     },
+    /// Create or replace a tournament (docs/tournament.md, "Tournaments on the web
+    /// server"): its whole state as one JSON text.
+    Tournament {
+        /// Tournament id.
+        id: String,
+        /// The state.
+        json: String,
+        /// Last change (Unix ms).
+        updated_ms: u64,
+    },
 }
 
 /// Where games live.
@@ -214,4 +224,6 @@ pub trait Store: Send + Sync + 'static {
     fn list(&self, kind: ListKind, limit: u32) -> BoxFuture<'_, Result<Vec<Summary>, StoreError>>;
     /// One game's lobby line.
     fn summary(&self, id: &str) -> BoxFuture<'_, Result<Option<Summary>, StoreError>>;
+    /// Every stored tournament as `(id, state JSON)` (loaded once at start).
+    fn tournaments(&self) -> BoxFuture<'_, Result<Vec<(String, String)>, StoreError>>;
 }

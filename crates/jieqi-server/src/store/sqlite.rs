@@ -93,6 +93,11 @@ CREATE TABLE IF NOT EXISTS moves (
 DROP INDEX IF EXISTS games_unfinished;
 CREATE INDEX IF NOT EXISTS games_unfinished_by_created ON games(created_ms) WHERE result IS NULL;
 CREATE INDEX IF NOT EXISTS games_finished ON games(finished_ms) WHERE result IS NOT NULL;
+CREATE TABLE IF NOT EXISTS tournaments (
+  id TEXT PRIMARY KEY,
+  updated_ms INTEGER NOT NULL,
+  state TEXT NOT NULL
+);
 ";
 
 fn db(e: rusqlite::Error) -> StoreError {
@@ -352,6 +357,18 @@ fn apply(tx: &Connection, w: &Write) -> Result<(), StoreError> {
                 params![id, rematch],
             )?;
         }
+        Write::Tournament {
+            id,
+            json,
+            updated_ms,
+        } => {
+            tx.execute(
+                "INSERT INTO tournaments (id, updated_ms, state) VALUES (?1, ?2, ?3)
+                 ON CONFLICT(id) DO UPDATE SET updated_ms = ?2, state = ?3",
+                params![id, i(*updated_ms), json],
+            )
+            .map_err(db)?;
+        }
     }
     Ok(())
 }
@@ -557,6 +574,18 @@ impl Store for SqliteStore {
             let sql = format!("SELECT {SUMMARY_COLS} FROM games WHERE id = ?1");
             c.query_row(&sql, params![id], summary_row)
                 .optional()
+                .map_err(db)
+        })
+    }
+
+    fn tournaments(&self) -> BoxFuture<'_, Result<Vec<(String, String)>, StoreError>> {
+        self.read(|c| {
+            let mut st = c
+                .prepare("SELECT id, state FROM tournaments ORDER BY updated_ms")
+                .map_err(db)?;
+            st.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+                .map_err(db)?
+                .collect::<Result<Vec<(String, String)>, _>>()
                 .map_err(db)
         })
     }
