@@ -96,6 +96,14 @@ pub fn cpu_seconds(pid: u32) -> Option<f64> {
     Some(ticks as f64 / 100.0)
 }
 
+/// The machine's load average (`/proc/loadavg`: 1, 5 and 15 minutes), to report
+/// with the figures: other processes on the same cores change them.
+fn load_average() -> Option<String> {
+    let s = std::fs::read_to_string("/proc/loadavg").ok()?;
+    let v: Vec<&str> = s.split_whitespace().take(3).collect();
+    (v.len() == 3).then(|| v.join(" "))
+}
+
 struct Rng(u64);
 
 impl Rng {
@@ -309,8 +317,26 @@ fn percentile(sorted: &[u32], p: f64) -> f64 {
     f64::from(sorted[i.min(sorted.len() - 1)]) / 1000.0
 }
 
+/// What a load test counted (also printed).
+#[derive(Debug)]
+pub struct Report {
+    /// Players that joined their game.
+    pub joined: usize,
+    /// Players that failed (connection or protocol).
+    pub failures: usize,
+    /// Moves acknowledged.
+    pub moves: u64,
+    /// `error` replies received.
+    pub errors: u64,
+}
+
 /// Runs the load test.
 pub fn run(args: LoadtestArgs) -> anyhow::Result<()> {
+    measure(args).map(|_| ())
+}
+
+/// Runs the load test and returns its counts.
+pub fn measure(args: LoadtestArgs) -> anyhow::Result<Report> {
     if args.games == 0 {
         bail!("--games must be at least 1");
     }
@@ -327,7 +353,7 @@ pub fn run(args: LoadtestArgs) -> anyhow::Result<()> {
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;
-    rt.block_on(async move {
+    let report = rt.block_on(async move {
         let rss0 = rss();
         println!("server {addr}; creating {} games", args.games);
         let t0 = Instant::now();
@@ -380,6 +406,7 @@ pub fn run(args: LoadtestArgs) -> anyhow::Result<()> {
         let cpu = || pid.and_then(cpu_seconds);
         let me = std::process::id();
         let (server_cpu0, client_cpu0) = (cpu(), cpu_seconds(me));
+        let load0 = load_average();
         let start = Instant::now();
         go_tx.send_replace(Some(start + Duration::from_secs(args.duration)));
         let mut all = Stats::default();
@@ -423,6 +450,9 @@ pub fn run(args: LoadtestArgs) -> anyhow::Result<()> {
             percentile(r, 1.0)
         );
         println!("errors {}  games ended {}", all.errors, all.ended / 2);
+        if let (Some(a), Some(b)) = (load0, load_average()) {
+            println!("machine load average (1, 5, 15 min): {a} at the start of play, {b} at the end");
+        }
         if let (Some(a), Some(b)) = (server_cpu0, server_cpu1) {
             println!(
                 "server CPU {:.1} s during play = {:.0} µs per move ({:.0}% of one core)",
@@ -449,8 +479,104 @@ pub fn run(args: LoadtestArgs) -> anyhow::Result<()> {
             }
             _ => println!("server RSS: not measured (external server)"),
         }
-        anyhow::Ok(())
+        anyhow::Ok(Report {
+            joined,
+            failures,
+            moves: all.moves,
+            errors: all.errors,
+        })
     })?;
     drop(server);
-    Ok(())
+    Ok(report)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_only_what_it_needs_and_picks_a_legal_move() {
+        let mut rng = Rng::new();
+        let state = r#"{"t":"state","v":3,"d":{"game":"x","moves":[{"n":1,"uci":"h2e2","zh":"炮二平五"},{"n":2}],"fen":"…","legal":["a3a4","b0c2"],"end":null}}"#;
+        match read_message(state, None, &mut rng).unwrap() {
+            Next::Play {
+                plies,
+                acked,
+                choice,
+            } => {
+                assert_eq!((plies, acked), (2, false));
+                let m = choice.unwrap();
+                assert!(&m == b"a3a4" || &m == b"b0c2");
+            }
+            _ => panic!("a state asks for a move"),
+        }
+        // Our own move acknowledged: no legal moves (the opponent is to move).
+        let ack = r#"{"t":"move","v":4,"d":{"ply":{"n":3,"captured":"x"},"legal":[],"pools":{"red":{"A":2}}}}"#;
+        match read_message(ack, Some(3), &mut rng).unwrap() {
+            Next::Play {
+                plies: 3,
+                acked: true,
+                choice: None,
+            } => {}
+            _ => panic!("the acknowledgement of ply 3"),
+        }
+        // Another ply number is not our acknowledgement.
+        assert!(matches!(
+            read_message(ack, Some(5), &mut rng).unwrap(),
+            Next::Play { acked: false, .. }
+        ));
+        assert!(matches!(
+            read_message(r#"{"t":"end","v":9,"d":{"result":"1-0"}}"#, None, &mut rng).unwrap(),
+            Next::End
+        ));
+        assert!(matches!(
+            read_message(r#"{"t":"error","v":0,"d":{"code":"x"}}"#, None, &mut rng).unwrap(),
+            Next::Error
+        ));
+        assert!(matches!(
+            read_message(r#"{"t":"presence","v":1,"d":{}}"#, None, &mut rng).unwrap(),
+            Next::Wait
+        ));
+        assert!(read_message("garbage", None, &mut rng).is_err());
+        assert!(read_message(r#"{"t":"move","v":1,"d":{"legal":[]}}"#, None, &mut rng).is_err());
+        assert!(
+            read_message(
+                r#"{"t":"move","v":1,"d":{"ply":{"n":1},"legal":["toolong"]}}"#,
+                None,
+                &mut rng
+            )
+            .is_err()
+        );
+    }
+
+    /// A short run against a real server (in this process, through `--addr`): every
+    /// player joins, moves are acknowledged, the server refuses none.
+    #[test]
+    fn a_short_run_against_a_real_server_plays_legal_moves() {
+        let rt = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let config = jieqi_server::Config {
+            addr: SocketAddr::from(([127, 0, 0, 1], 0)),
+            db: dir.path().join("loadtest.db"),
+            sync: jieqi_server::store::SyncMode::Normal,
+            ..jieqi_server::Config::default()
+        };
+        let server = rt.block_on(jieqi_server::Server::start(config)).unwrap();
+        let report = measure(LoadtestArgs {
+            games: 4,
+            addr: Some(server.addr),
+            duration: 2,
+            think_ms: 50,
+            sync: "normal".into(),
+        })
+        .unwrap();
+        rt.block_on(server.shutdown());
+        assert_eq!((report.joined, report.failures), (8, 0), "{report:?}");
+        assert_eq!(report.errors, 0, "an illegal or refused move: {report:?}");
+        assert!(report.moves >= 8, "{report:?}");
+    }
 }
