@@ -332,7 +332,16 @@ pub struct Report {
 
 /// Runs the load test.
 pub fn run(args: LoadtestArgs) -> anyhow::Result<()> {
-    measure(args).map(|_| ())
+    let r = measure(args)?;
+    if r.moves == 0 {
+        bail!(
+            "no move was played ({} players joined, {} failed, {} errors)",
+            r.joined,
+            r.failures,
+            r.errors
+        );
+    }
+    Ok(())
 }
 
 /// Runs the load test and returns its counts.
