@@ -112,7 +112,9 @@ export function capturedBySide(plies) {
 export function commitmentBox(commitment, end) {
   const box = h('div', { class: 'commitment card' },
     h('div', {}, h('b', {}, `${t('commitment')}: `), h('code', { class: 'hash', id: 'commitment' }, commitment || '—')));
-  if (end && end.deal) {
+  if (end && end.withheld) {
+    box.appendChild(h('div', { class: 'offer', id: 'deal-withheld' }, t('dealWithheld')));
+  } else if (end && end.deal) {
     const status = h('span', { class: 'verify pending', id: 'verify' }, t('verifying'));
     box.appendChild(h('div', {}, h('b', {}, `${t('deal')}: `), h('code', { id: 'deal' }, end.deal)));
     box.appendChild(h('div', {}, h('b', {}, `${t('salt')}: `), h('code', { id: 'salt' }, end.salt)));

@@ -951,7 +951,7 @@ impl Actor {
                     || self.rematch_offers.red
                     || self.rematch_offers.black))
                 .then(|| self.rematch_out(v)),
-            end: knowledge::end_out(&self.game, &self.salt, &self.commitment),
+            end: self.end_out(),
         };
         protocol::envelope("state", self.version, d)
     }
@@ -1012,8 +1012,19 @@ impl Actor {
         self.broadcast_with(|a, v| a.move_message(v, &outs[viewer_index(v)]));
     }
 
+    /// The end of the game as the players may see it now: a tournament game whose deal
+    /// is still in play elsewhere holds the deal back until the event publishes it.
+    fn end_out(&self) -> Option<EndOut> {
+        let end = knowledge::end_out(&self.game, &self.salt, &self.commitment)?;
+        Some(if self.shared.tournaments.is_private(&self.id) {
+            end.withhold()
+        } else {
+            end
+        })
+    }
+
     fn broadcast_end(&mut self) {
-        let Some(end) = knowledge::end_out(&self.game, &self.salt, &self.commitment) else {
+        let Some(end) = self.end_out() else {
             return;
         };
         let text = protocol::envelope::<&EndOut>("end", self.version, &end);

@@ -289,6 +289,22 @@ pub struct EndOut {
     pub commitment_ok: bool,
     /// Every move with every suffix letter.
     pub moves: Vec<String>,
+    /// Whether the deal, the salt and the moves are held back: a tournament game whose
+    /// deal is still in play on another board (duplicate deals) keeps them until the
+    /// event publishes the round's deal.
+    pub withheld: bool,
+}
+
+impl EndOut {
+    /// This end with the deal, the salt and the fully suffixed moves held back.
+    pub fn withhold(mut self) -> EndOut {
+        self.deal.clear();
+        self.salt.clear();
+        self.moves.clear();
+        self.commitment_ok = false;
+        self.withheld = true;
+        self
+    }
 }
 
 /// The end of a finished game; `None` while it runs (so the deal cannot escape early).
@@ -311,6 +327,7 @@ pub fn end_out(game: &Game, salt: &str, commitment: &str) -> Option<EndOut> {
             .iter()
             .map(ToString::to_string)
             .collect(),
+        withheld: false,
     })
 }
 

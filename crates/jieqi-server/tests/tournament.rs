@@ -76,7 +76,8 @@ async fn wait_for(addr: SocketAddr, id: &str, pred: impl Fn(&Value) -> bool) -> 
 
 /// Plays one board: both players join with the seat links from their own pages, Red
 /// makes a move, Black answers, then `loser` resigns.
-async fn play_board(addr: SocketAddr, red_url: &str, black_url: &str, loser: &str) {
+/// Plays a board to its end; returns the `end` message the losing (or drawing) side got.
+async fn play_board(addr: SocketAddr, red_url: &str, black_url: &str, loser: &str) -> Value {
     let parse = |u: &str| {
         let rest = u.strip_prefix("/game/").unwrap();
         let (id, tok) = rest.split_once("?seat=").unwrap();
@@ -100,20 +101,23 @@ async fn play_board(addr: SocketAddr, red_url: &str, black_url: &str, loser: &st
         .await
         .unwrap();
     move_event(&mut red, 2).await;
-    if loser == "draw" {
+    let end = if loser == "draw" {
         red.send("offer_draw", Value::Null, None).await.unwrap();
         black.recv_until("draw", WAIT).await.unwrap();
         black.send("accept_draw", Value::Null, None).await.unwrap();
         let end = black.recv_until("end", WAIT).await.unwrap();
         assert_eq!(end["d"]["reason"], "agreement");
+        end
     } else {
         let who = if loser == "red" { &mut red } else { &mut black };
         who.send("resign", Value::Null, None).await.unwrap();
         let end = who.recv_until("end", WAIT).await.unwrap();
         assert_eq!(end["d"]["reason"], "resignation");
-    }
+        end
+    };
     red.close().await;
     black.close().await;
+    end
 }
 
 /// Each player's seat link for round `round`, by player id.
@@ -212,7 +216,12 @@ async fn duplicate_swiss_from_join_links_to_verified_deals() {
     // Play board 1 (Black resigns), then board 2 (Red resigns).
     let links = seat_links(addr, &id, &tokens, 1).await;
     let (r, b) = r1[0];
-    play_board(addr, &links[r as usize], &links[b as usize], "black").await;
+    let end = play_board(addr, &links[r as usize], &links[b as usize], "black").await;
+    // Its players do not get the deal while board 2 still plays it.
+    assert_eq!(end["d"]["withheld"], true, "{end}");
+    assert_eq!(end["d"]["deal"], "");
+    assert_eq!(end["d"]["salt"], "");
+    assert_eq!(end["d"]["moves"], json!([]));
     let v = wait_for(addr, &id, |v| {
         v["rounds"][0]["boards"][0]["result"] == "1-0"
     })
@@ -257,6 +266,14 @@ async fn duplicate_swiss_from_join_links_to_verified_deals() {
     let (status, rep) = call(addr, "GET", &format!("/api/games/{g1}/replay"), None).await;
     assert_eq!(status, 200);
     assert_eq!(rep["deal"], deal, "the game was played on the event's deal");
+    // Board 1's players now get the deal with the end of their game.
+    let seat = links[r1[0].0 as usize].strip_prefix("/game/").unwrap();
+    let (_, tok) = seat.split_once("?seat=").unwrap();
+    let (mut back, st) = join(addr, &g1, Some(tok)).await;
+    assert_eq!(st["d"]["end"]["withheld"], false, "{st}");
+    assert_eq!(st["d"]["end"]["deal"], deal);
+    assert_eq!(st["d"]["end"]["commitment_ok"], true);
+    back.close().await;
     // The crosstable has each player's round-1 entry.
     assert_eq!(v["crosstable"][0]["entries"].as_array().unwrap().len(), 1);
 
