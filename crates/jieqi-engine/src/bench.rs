@@ -7,6 +7,7 @@ use std::time::{Duration, Instant};
 use jieqi_core::Position;
 
 use crate::engine::{Engine, Limits, Options};
+use crate::features::Features;
 
 /// Default depth of `bench`.
 pub const DEFAULT_DEPTH: u32 = 3;
@@ -66,11 +67,21 @@ pub const START_DEPTH: u32 = 2;
 /// [`START_DEPTH`]) on one thread with a fresh 16 MiB table per position, reporting a
 /// line per position to `out`.
 pub fn run(depth: Option<u32>, out: &mut dyn FnMut(&str)) -> BenchResult {
+    run_with(depth, Features::default(), out)
+}
+
+/// As [`run`], with some search features turned off (for testing them).
+pub fn run_with(depth: Option<u32>, features: Features, out: &mut dyn FnMut(&str)) -> BenchResult {
     let depth = depth.unwrap_or(DEFAULT_DEPTH).max(1);
-    let mut r = run_positions(&[jieqi_core::START_FEN], depth.min(START_DEPTH), out);
+    let mut r = run_positions_with(
+        &[jieqi_core::START_FEN],
+        depth.min(START_DEPTH),
+        features,
+        out,
+    );
     let mut rest = MIDDLEGAMES.to_vec();
     rest.extend_from_slice(ENDGAMES);
-    let r2 = run_positions(&rest, depth, out);
+    let r2 = run_positions_with(&rest, depth, features, out);
     r.nodes += r2.nodes;
     r.time += r2.time;
     r
@@ -78,7 +89,20 @@ pub fn run(depth: Option<u32>, out: &mut dyn FnMut(&str)) -> BenchResult {
 
 /// Runs a fixed-depth search of each FEN (invalid ones are reported and skipped).
 pub fn run_positions(fens: &[&str], depth: u32, out: &mut dyn FnMut(&str)) -> BenchResult {
-    let mut engine = Engine::new(Options::default());
+    run_positions_with(fens, depth, Features::default(), out)
+}
+
+/// As [`run_positions`], with these search features.
+pub fn run_positions_with(
+    fens: &[&str],
+    depth: u32,
+    features: Features,
+    out: &mut dyn FnMut(&str),
+) -> BenchResult {
+    let mut engine = Engine::new(Options {
+        features,
+        ..Options::default()
+    });
     let mut nodes = 0;
     let mut time = Duration::ZERO;
     for (i, fen) in fens.iter().enumerate() {
@@ -103,4 +127,32 @@ pub fn run_positions(fens: &[&str], depth: u32, out: &mut dyn FnMut(&str)) -> Be
         ));
     }
     BenchResult { nodes, time }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Nodes of a small fixed search with these features: an endgame at depth 7, deep
+    /// enough for every feature to act (aspiration windows start at depth 5) and
+    /// small enough for the test profile (about 50 000 nodes).
+    fn nodes(features: Features) -> u64 {
+        run_positions_with(&ENDGAMES[2..3], 7, features, &mut |_| {}).nodes
+    }
+
+    #[test]
+    fn each_feature_toggle_changes_the_search() {
+        let base = nodes(Features::default());
+        assert_eq!(
+            base,
+            nodes(Features::default()),
+            "the bench is deterministic"
+        );
+        for (name, flag) in crate::features::OPTIONS {
+            let mut f = Features::default();
+            *flag(&mut f) = false;
+            let n = nodes(f);
+            assert_ne!(n, base, "turning {name} off does not change the search");
+        }
+    }
 }

@@ -32,6 +32,7 @@ use std::time::Instant;
 use jieqi_core::{Color, Move, Piece, Position, Reveals, Role};
 
 use crate::eval::{Params, evaluate};
+use crate::features::Features;
 use crate::time::Budget;
 use crate::tt::{Bound, Entry, Tt};
 
@@ -106,6 +107,8 @@ pub struct Searcher<'a> {
     /// Set when the search was stopped; all values computed since are void.
     pub aborted: bool,
     lmr: Box<[[u8; 64]; 64]>,
+    /// The search features in use (all on by default).
+    pub features: Features,
 }
 
 fn move_index(m: Move) -> usize {
@@ -209,6 +212,7 @@ impl<'a> Searcher<'a> {
             seldepth: 0,
             aborted: false,
             lmr,
+            features: Features::default(),
         }
     }
 
@@ -367,17 +371,22 @@ impl<'a> Searcher<'a> {
             } else if let Some(victim) = b.piece_at(m.to) {
                 let attacker = b.piece_at(m.from).map_or(0, |p| self.piece_value(p));
                 1_000_000 + self.piece_value(victim) * 16 - attacker / 16
-            } else if Some(m) == self.killers[ply][0] {
+            } else if self.features.killers && Some(m) == self.killers[ply][0] {
                 900_000
-            } else if Some(m) == self.killers[ply][1] {
+            } else if self.features.killers && Some(m) == self.killers[ply][1] {
                 899_000
-            } else {
+            } else if self.features.history {
                 self.history[us][move_index(m)]
+            } else {
+                0
             };
         }
     }
 
     fn update_history(&mut self, m: Move, bonus: i32) {
+        if !self.features.history {
+            return;
+        }
         let us = self.pos.turn().index();
         let h = &mut self.history[us][move_index(m)];
         *h += bonus - *h * bonus.abs() / 16384;
@@ -480,7 +489,7 @@ impl<'a> Searcher<'a> {
             return 0;
         }
         let in_check = self.checks[self.keys.len() - 1];
-        if in_check && ply < MAX_PLY / 2 {
+        if in_check && self.features.check_extension && ply < MAX_PLY / 2 {
             depth += 1;
         }
         if depth <= 0 {
@@ -508,6 +517,7 @@ impl<'a> Searcher<'a> {
         let tte = self.shared.tt.probe(key);
         let tt_move = tte.and_then(|e| e.mv);
         if let Some(e) = tte
+            && self.features.tt_cutoffs
             && !pv_node
             && e.depth >= depth
         {
@@ -530,12 +540,21 @@ impl<'a> Searcher<'a> {
         };
         if !pv_node && !in_check && ply > 0 {
             // Reverse futility: far above beta near the horizon.
-            if depth <= 4 && static_eval - 110 * depth >= beta && beta.abs() < MATE_BOUND {
+            if self.features.reverse_futility
+                && depth <= 4
+                && static_eval - 110 * depth >= beta
+                && beta.abs() < MATE_BOUND
+            {
                 return static_eval;
             }
             // Null move: passing is rarely better than moving in Jieqi, except with only
             // pawns (zugzwang-like endings), where it is not tried.
-            if null_ok && depth >= 3 && static_eval >= beta && self.has_non_pawn_material() {
+            if self.features.null_move
+                && null_ok
+                && depth >= 3
+                && static_eval >= beta
+                && self.has_non_pawn_material()
+            {
                 let r = 3 + depth / 4;
                 let nu = self.pos.play_null();
                 self.keys.push(self.pos.hash());
@@ -589,12 +608,16 @@ impl<'a> Searcher<'a> {
             {
                 // Late-move pruning: near the horizon, quiet moves this far down the
                 // ordering rarely matter; each costs a chance node's worth of searches.
-                if depth <= 3 && quiet_count >= (3 + 2 * depth * depth) as usize {
+                if self.features.late_move_pruning
+                    && depth <= 3
+                    && quiet_count >= (3 + 2 * depth * depth) as usize
+                {
                     continue;
                 }
                 // Futility pruning: a quiet move cannot lift a position this far below
                 // alpha near the horizon.
-                if depth <= 2 && static_eval + 100 + 120 * depth <= alpha {
+                if self.features.futility && depth <= 2 && static_eval + 100 + 120 * depth <= alpha
+                {
                     continue;
                 }
             }
@@ -602,7 +625,13 @@ impl<'a> Searcher<'a> {
                 self.child(m, new_depth, alpha, beta, ply, 0)
             } else {
                 let mut r = 0;
-                if depth >= 3 && quiet && i >= 3 && !in_check && scores[i] < 899_000 {
+                if self.features.lmr
+                    && depth >= 3
+                    && quiet
+                    && i >= 3
+                    && !in_check
+                    && scores[i] < 899_000
+                {
                     r = i32::from(self.lmr[(depth as usize).min(63)][i.min(63)]);
                     if pv_node {
                         r -= 1;
@@ -629,7 +658,7 @@ impl<'a> Searcher<'a> {
                     self.update_pv(ply, m);
                     if v >= beta {
                         if quiet {
-                            if self.killers[ply][0] != Some(m) {
+                            if self.features.killers && self.killers[ply][0] != Some(m) {
                                 self.killers[ply][1] = self.killers[ply][0];
                                 self.killers[ply][0] = Some(m);
                             }
@@ -689,7 +718,7 @@ impl<'a> Searcher<'a> {
         }
         self.count_node();
         self.seldepth = self.seldepth.max(ply);
-        if ply >= MAX_PLY {
+        if ply >= MAX_PLY || !self.features.quiescence {
             return self.evaluate();
         }
         let in_check = self.checks[self.keys.len() - 1];
@@ -702,7 +731,9 @@ impl<'a> Searcher<'a> {
         } else {
             None
         };
-        if let Some(e) = tte {
+        if let Some(e) = tte
+            && self.features.tt_cutoffs
+        {
             let s = from_tt(e.score, ply);
             let cut = match e.bound {
                 Bound::Exact => true,
@@ -750,15 +781,21 @@ impl<'a> Searcher<'a> {
                     let mover = b.piece_at(m.from);
                     let attacker = mover.map_or(0, |p| self.piece_value(p));
                     if !evasions {
-                        if stand + vv + 200 <= alpha {
+                        if self.features.delta_pruning && stand + vv + 200 <= alpha {
                             // Delta pruning: even winning this piece cannot reach alpha.
                             continue;
                         }
-                        if attacker > vv + 50 && b.is_attacked(m.to, them) {
+                        if self.features.qs_pruning
+                            && attacker > vv + 50
+                            && b.is_attacked(m.to, them)
+                        {
                             // Likely losing: a dearer piece takes a defended one.
                             continue;
                         }
-                        if qply >= 1 && matches!(mover, Some(Piece::Down(_))) {
+                        if self.features.qs_pruning
+                            && qply >= 1
+                            && matches!(mover, Some(Piece::Down(_)))
+                        {
                             // Reveals branch six ways; beyond the first quiescence ply
                             // they are left to the static evaluation.
                             continue;
