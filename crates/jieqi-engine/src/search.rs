@@ -31,7 +31,7 @@ use std::time::Instant;
 
 use jieqi_core::{Color, Move, Piece, Position, Reveals, Role};
 
-use crate::eval::{Params, evaluate};
+use crate::eval::{Evaluator, Params};
 use crate::features::Features;
 use crate::time::Budget;
 use crate::tt::{Bound, Entry, Tt};
@@ -83,7 +83,7 @@ type History = [[i32; 8100]; 2];
 pub struct Searcher<'a> {
     pub(crate) pos: Position,
     shared: &'a Shared<'a>,
-    params: &'a Params,
+    ev: Evaluator,
     main: bool,
     /// Nodes of this thread not yet added to the shared counter.
     pending_nodes: u64,
@@ -189,7 +189,7 @@ impl<'a> Searcher<'a> {
         Searcher {
             pos,
             shared,
-            params,
+            ev: Evaluator::new(params),
             main,
             pending_nodes: 0,
             nodes: 0,
@@ -291,13 +291,13 @@ impl<'a> Searcher<'a> {
     /// The static evaluation of the current position (side to move's view).
     #[inline]
     pub fn evaluate(&self) -> i32 {
-        evaluate(self.params, &self.pos)
+        self.ev.evaluate(&self.pos)
     }
 
     fn piece_value(&self, p: Piece) -> i32 {
         match p {
-            Piece::Up(_, r) => self.params.value(r),
-            Piece::Down(c) => self.params.hidden_value(&self.pos, c),
+            Piece::Up(_, r) => self.ev.value(r),
+            Piece::Down(c) => self.ev.hidden_value(&self.pos, c),
         }
     }
 
@@ -744,10 +744,16 @@ impl<'a> Searcher<'a> {
                 return s;
             }
         }
-        let moves = self.pos.legal_moves();
-        if moves.is_empty() {
-            return -MATE + ply as i32;
-        }
+        // In check every legal move is needed (to see a mate); otherwise only captures.
+        let moves = if in_check {
+            let moves = self.pos.legal_moves();
+            if moves.is_empty() {
+                return -MATE + ply as i32;
+            }
+            moves
+        } else {
+            self.pos.legal_captures()
+        };
         let mut best;
         let stand;
         if evasions {
