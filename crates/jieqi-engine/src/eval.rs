@@ -439,6 +439,8 @@ struct Geometry {
     palace: [u128; 2],
     /// Each colour's own half.
     own_half: [u128; 2],
+    /// Each file's points.
+    files: [u128; 9],
 }
 
 static GEOMETRY: std::sync::LazyLock<Geometry> = std::sync::LazyLock::new(|| {
@@ -447,6 +449,7 @@ static GEOMETRY: std::sync::LazyLock<Geometry> = std::sync::LazyLock::new(|| {
         legs: [[(u8::MAX, 0); 4]; 90],
         palace: [0; 2],
         own_half: [0; 2],
+        files: [0; 9],
     };
     for sq in Square::all() {
         let i = sq.index();
@@ -468,6 +471,7 @@ static GEOMETRY: std::sync::LazyLock<Geometry> = std::sync::LazyLock::new(|| {
                 g.legs[i][k] = (leg.index() as u8, n as u8);
             }
         }
+        g.files[usize::from(sq.file().index())] |= 1u128 << i;
         for c in Color::ALL {
             if sq.in_palace(c) {
                 g.palace[c.index()] |= 1u128 << i;
@@ -494,6 +498,46 @@ fn run_length(ray: u128, all: u128, up: bool) -> i32 {
     } else {
         let b = 127 - blockers.leading_zeros();
         (ray & !((2u128 << b) - 1)).count_ones() as i32
+    }
+}
+
+/// What the evaluation keeps up to date move by move (see [`Evaluator::update`]): the
+/// summed table terms, the face-down pieces per colour, and where the face-up rooks,
+/// cannons and horses stand, so that [`Evaluator::evaluate_with`] does not walk the
+/// whole board.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Acc {
+    /// Sum of the table terms of all pieces, Red positive.
+    psq: i32,
+    /// Face-down pieces per colour.
+    hidden: [i32; 2],
+    /// Per colour: face-up rooks, cannons, horses.
+    up: [[u128; 3]; 2],
+}
+
+/// The slot of a role in [`Acc::up`].
+#[inline(always)]
+fn up_slot(role: Role) -> Option<usize> {
+    match role {
+        Role::Rook => Some(0),
+        Role::Cannon => Some(1),
+        Role::Horse => Some(2),
+        _ => None,
+    }
+}
+
+impl Acc {
+    #[inline(always)]
+    fn add(&mut self, ev: &Evaluator, p: Piece, sq: usize, sign: i32) {
+        self.psq += sign * ev.psq[kind(p)][sq];
+        match p {
+            Piece::Down(c) => self.hidden[c.index()] += sign,
+            Piece::Up(c, r) => {
+                if let Some(slot) = up_slot(r) {
+                    self.up[c.index()][slot] ^= 1u128 << sq;
+                }
+            }
+        }
     }
 }
 
@@ -551,6 +595,120 @@ impl Evaluator {
     #[inline(always)]
     pub fn value(&self, role: Role) -> i32 {
         self.values[role.index()]
+    }
+
+    /// The accumulator of `pos`, from scratch.
+    pub fn acc(&self, pos: &Position) -> Acc {
+        let mut acc = Acc {
+            psq: 0,
+            hidden: [0; 2],
+            up: [[0; 3]; 2],
+        };
+        let board = pos.board();
+        let mut bits = board.occupancy(Color::Red) | board.occupancy(Color::Black);
+        while bits != 0 {
+            let i = bits.trailing_zeros() as usize;
+            bits &= bits - 1;
+            let sq = Square::new(i as u8).expect("occupancy bits are squares");
+            if let Some(p) = board.piece_at(sq) {
+                acc.add(self, p, i, 1);
+            }
+        }
+        acc
+    }
+
+    /// The accumulator after a move from `from` to `to` of `moved` (arriving as
+    /// `arrived`, which differs when a face-down piece was revealed), capturing
+    /// `captured`.
+    #[inline]
+    pub fn update(
+        &self,
+        acc: &Acc,
+        from: Square,
+        to: Square,
+        moved: Piece,
+        arrived: Piece,
+        captured: Option<Piece>,
+    ) -> Acc {
+        let mut a = *acc;
+        a.add(self, moved, from.index(), -1);
+        if let Some(c) = captured {
+            a.add(self, c, to.index(), -1);
+        }
+        a.add(self, arrived, to.index(), 1);
+        a
+    }
+
+    /// Evaluates `pos`, whose accumulator is `acc`, from the side to move's point of
+    /// view: exactly [`evaluate`], without walking the board.
+    #[inline]
+    pub fn evaluate_with(&self, pos: &Position, acc: &Acc) -> i32 {
+        let g = &*GEOMETRY;
+        let board = pos.board();
+        let occ = [board.occupancy(Color::Red), board.occupancy(Color::Black)];
+        let all = occ[0] | occ[1];
+        let mut total = acc.psq;
+        for color in Color::ALL {
+            let c = color.index();
+            let [rooks, cannons, horses] = acc.up[c];
+            let mut score = 0i32;
+            let mut shelter = (occ[c] & g.palace[c]).count_ones() as i32;
+            if let Some(k) = board.king(color)
+                && g.palace[c] >> k.index() & 1 != 0
+            {
+                shelter -= 1;
+            }
+            score += shelter * self.shelter;
+            if let Some(ek) = board.king(!color) {
+                let file = g.files[usize::from(ek.file().index())];
+                score -= (rooks & file).count_ones() as i32 * self.rook_king_file;
+                score -= (cannons & file).count_ones() as i32 * self.cannon_king_file;
+            }
+            score +=
+                ((rooks | cannons | horses) & !g.own_half[c]).count_ones() as i32 * self.attacker;
+            let mut bits = rooks;
+            let mut mob = 0;
+            while bits != 0 {
+                let i = bits.trailing_zeros() as usize;
+                bits &= bits - 1;
+                mob += run_length(g.rays[0][i], all, true)
+                    + run_length(g.rays[1][i], all, true)
+                    + run_length(g.rays[2][i], all, false)
+                    + run_length(g.rays[3][i], all, false);
+            }
+            score += mob * self.rook_mobility;
+            let mut bits = horses;
+            let mut mob = 0;
+            while bits != 0 {
+                let i = bits.trailing_zeros() as usize;
+                bits &= bits - 1;
+                for &(leg, n) in &g.legs[i] {
+                    if leg != u8::MAX && all >> leg & 1 == 0 {
+                        mob += i32::from(n);
+                    }
+                }
+            }
+            score += mob * self.horse_mobility;
+            let hidden = acc.hidden[c];
+            if hidden > 0 {
+                let pool = pos.pool();
+                let (mut num, mut den) = (0i32, 0i32);
+                for r in Role::HIDDEN {
+                    let n = i32::from(pool.get(color, r));
+                    num += n * self.values[r.index()];
+                    den += n;
+                }
+                if den > 0 {
+                    score += hidden * num / den;
+                }
+            }
+            total += if color == Color::Red { score } else { -score };
+        }
+        if pos.turn() == Color::Red {
+            total + self.tempo
+        } else {
+            -(total - self.tempo)
+        }
     }
 
     /// Evaluates `pos` from the side to move's point of view: exactly [`evaluate`].
@@ -705,8 +863,11 @@ mod tests {
             fens.extend_from_slice(crate::bench::ENDGAMES);
             for fen in fens {
                 let mut pos = Position::from_fen(fen).unwrap();
+                let mut acc = ev.acc(&pos);
                 for _ in 0..80 {
                     assert_eq!(ev.evaluate(&pos), evaluate(&params, &pos), "{}", pos.fen());
+                    assert_eq!(ev.acc(&pos), acc, "{}", pos.fen());
+                    assert_eq!(ev.evaluate_with(&pos, &acc), evaluate(&params, &pos));
                     for c in Color::ALL {
                         assert_eq!(ev.hidden_value(&pos, c), params.hidden_value(&pos, c));
                     }
@@ -721,6 +882,7 @@ mod tests {
                     let (outcomes, n) = crate::search::reveal_outcomes(&pos, pos.turn());
                     let mover = (pos.board().is_hidden(m.from) && n > 0)
                         .then(|| outcomes[(seed >> 32) as usize % n].0);
+                    let (moved, captured) = (pos.piece_at(m.from).unwrap(), pos.piece_at(m.to));
                     pos.play_unchecked(
                         m,
                         jieqi_core::Reveals {
@@ -728,6 +890,8 @@ mod tests {
                             captured: None,
                         },
                     );
+                    let arrived = pos.piece_at(m.to).unwrap();
+                    acc = ev.update(&acc, m.from, m.to, moved, arrived, captured);
                 }
             }
         }

@@ -31,7 +31,7 @@ use std::time::Instant;
 
 use jieqi_core::{Color, Move, Piece, Position, Reveals, Role};
 
-use crate::eval::{Evaluator, Params};
+use crate::eval::{Acc, Evaluator, Params};
 use crate::features::Features;
 use crate::time::Budget;
 use crate::tt::{Bound, Entry, Tt};
@@ -84,6 +84,8 @@ pub struct Searcher<'a> {
     pub(crate) pos: Position,
     shared: &'a Shared<'a>,
     ev: Evaluator,
+    /// The evaluation's accumulators of the searched line, the current position last.
+    accs: Vec<Acc>,
     main: bool,
     /// Nodes of this thread not yet added to the shared counter.
     pending_nodes: u64,
@@ -180,6 +182,9 @@ impl<'a> Searcher<'a> {
         keys.push(pos.hash());
         checks.push(pos.is_check());
         let root_index = keys.len() - 1;
+        let ev = Evaluator::new(params);
+        let mut accs = Vec::with_capacity(MAX_PLY + 8);
+        accs.push(ev.acc(&pos));
         let mut lmr = Box::new([[0u8; 64]; 64]);
         for (d, row) in lmr.iter_mut().enumerate().skip(1) {
             for (i, r) in row.iter_mut().enumerate().skip(1) {
@@ -189,7 +194,8 @@ impl<'a> Searcher<'a> {
         Searcher {
             pos,
             shared,
-            ev: Evaluator::new(params),
+            ev,
+            accs,
             main,
             pending_nodes: 0,
             nodes: 0,
@@ -291,7 +297,10 @@ impl<'a> Searcher<'a> {
     /// The static evaluation of the current position (side to move's view).
     #[inline]
     pub fn evaluate(&self) -> i32 {
-        self.ev.evaluate(&self.pos)
+        let acc = self.accs.last().expect("the root's accumulator");
+        let v = self.ev.evaluate_with(&self.pos, acc);
+        debug_assert_eq!(v, self.ev.evaluate(&self.pos), "{}", self.pos.fen());
+        v
     }
 
     fn piece_value(&self, p: Piece) -> i32 {
@@ -304,7 +313,17 @@ impl<'a> Searcher<'a> {
     /// Plays `m` with `rv`, recording the new position's key.
     #[inline]
     fn make(&mut self, m: Move, rv: Reveals) -> jieqi_core::position::Undo {
+        let b = self.pos.board();
+        let (moved, captured) = (b.piece_at(m.from), b.piece_at(m.to));
         let u = self.pos.play_unchecked(m, rv);
+        if let (Some(moved), Some(arrived)) = (moved, self.pos.board().piece_at(m.to)) {
+            let acc = self.accs.last().expect("the root's accumulator");
+            let next = self.ev.update(acc, m.from, m.to, moved, arrived, captured);
+            self.accs.push(next);
+        } else {
+            // Not a move of a piece: never from the generator; stay exact anyway.
+            self.accs.push(self.ev.acc(&self.pos));
+        }
         self.keys.push(self.pos.hash());
         self.checks.push(self.pos.is_check());
         u
@@ -312,6 +331,7 @@ impl<'a> Searcher<'a> {
 
     #[inline]
     fn unmake(&mut self, u: jieqi_core::position::Undo) {
+        self.accs.pop();
         self.keys.pop();
         self.checks.pop();
         self.pos.unplay(u);
