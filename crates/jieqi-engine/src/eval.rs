@@ -597,6 +597,12 @@ impl Evaluator {
         self.values[role.index()]
     }
 
+    /// The greatest piece value (a face-down piece is worth at most this too).
+    #[inline(always)]
+    pub fn max_value(&self) -> i32 {
+        self.values.iter().copied().max().unwrap_or(0)
+    }
+
     /// The accumulator of `pos`, from scratch.
     pub fn acc(&self, pos: &Position) -> Acc {
         let mut acc = Acc {

@@ -764,15 +764,16 @@ impl<'a> Searcher<'a> {
                 return s;
             }
         }
-        // In check every legal move is needed (to see a mate); otherwise only captures.
-        let moves = if in_check {
+        // In check every legal move is needed (to see a mate), before standing pat;
+        // otherwise only captures, and only once standing pat did not cut off.
+        let evasion_list = if in_check {
             let moves = self.pos.legal_moves();
             if moves.is_empty() {
                 return -MATE + ply as i32;
             }
-            moves
+            Some(moves)
         } else {
-            self.pos.legal_captures()
+            None
         };
         let mut best;
         let stand;
@@ -790,13 +791,26 @@ impl<'a> Searcher<'a> {
             alpha = alpha.max(stand);
             best = stand;
         }
+        // Captures are generated pseudo-legal: each is tested just before it is played.
+        let pseudo = evasion_list.is_none();
+        let mut moves = match evasion_list {
+            Some(moves) => moves,
+            None => {
+                if self.features.delta_pruning && stand + self.ev.max_value() + 200 <= alpha {
+                    // Delta pruning (below) would skip every capture.
+                    jieqi_core::MoveList::new()
+                } else {
+                    self.pos.pseudo_legal_captures()
+                }
+            }
+        };
         let b = self.pos.board();
         let them = !self.pos.turn();
-        let mut order = [Move::new(jieqi_core::Square::E0, jieqi_core::Square::E0);
-            jieqi_core::movegen::MAX_MOVES];
+        let order = moves.as_mut_slice();
         let mut scores = [0i32; jieqi_core::movegen::MAX_MOVES];
         let mut n = 0;
-        for &m in moves.iter() {
+        for i in 0..order.len() {
+            let m = order[i];
             let victim = b.piece_at(m.to);
             if victim.is_none() && !evasions {
                 continue;
@@ -846,6 +860,9 @@ impl<'a> Searcher<'a> {
             order.swap(i, bi);
             scores.swap(i, bi);
             let m = order[i];
+            if pseudo && !self.pos.leaves_king_safe(m) {
+                continue;
+            }
             let v = self.child(m, 0, alpha, beta, ply, qply + 1);
             if self.aborted {
                 return 0;

@@ -291,54 +291,90 @@ impl Board {
             own &= own - 1;
             let code = self.cells[from];
             let from_risky = (risky_from >> from) & 1 != 0;
-            let (f, r) = (from % 9, from / 9);
-            let targets = match code & ROLE {
-                ROOK | CANNON => {
-                    let cannon = code & ROLE == CANNON;
-                    let rocc = (self.rank_bits[0][r] | self.rank_bits[1][r]) as usize;
-                    let e = &RANK_SLIDE[f][rocc];
-                    let rank = if cannon { e.cannon } else { e.rook } & !self.rank_bits[us][r];
-                    let focc = (self.file_bits[0][f] | self.file_bits[1][f]) as usize;
-                    let e = &FILE_SLIDE[r][focc];
-                    let file = if cannon { e.cannon } else { e.rook } & !self.file_bits[us][f];
-                    (((rank as u128) << (r * 9)) | (FILE_SPREAD[file as usize] << f)) & allowed
-                }
-                HORSE => {
-                    let mut t = 0;
-                    for &(leg, bb) in &HORSE_LEGS[from] {
-                        if leg != u8::MAX && self.cells[leg as usize] == 0 {
-                            t |= bb;
-                        }
-                    }
-                    t & !blocked
-                }
-                ELEPHANT => {
-                    let mut t = 0;
-                    for &(eye, bb) in &ELEPHANT_EYES[from] {
-                        if eye != u8::MAX && self.cells[eye as usize] == 0 {
-                            t |= bb;
-                        }
-                    }
-                    t & !blocked
-                }
-                ADVISOR if code & HIDDEN != 0 => HIDDEN_ADVISOR_BB[us][from] & !blocked,
-                ADVISOR => ADVISOR_BB[from] & !blocked,
-                PAWN => PAWN_BB[us][from] & !blocked,
-                KING => {
-                    self.emit(
-                        us,
-                        from,
-                        true,
-                        u128::MAX,
-                        KING_BB[us][from] & !blocked,
-                        sink,
-                    );
-                    continue;
-                }
-                _ => 0,
-            };
+            if code & ROLE == KING {
+                let targets = KING_BB[us][from] & !blocked;
+                self.emit(us, from, true, u128::MAX, targets, sink);
+                continue;
+            }
+            let targets = self.piece_targets(us, from, code, blocked, allowed);
             self.emit(us, from, from_risky, risky_to, targets, sink);
         }
+    }
+
+    /// The points the piece `code` of colour `us` on `from` may move to, ignoring its
+    /// own king's safety, among `allowed`; `blocked` holds the own pieces and every
+    /// point not allowed. The king steps in its palace.
+    #[inline(always)]
+    fn piece_targets(
+        &self,
+        us: usize,
+        from: usize,
+        code: u8,
+        blocked: u128,
+        allowed: u128,
+    ) -> u128 {
+        let (f, r) = (from % 9, from / 9);
+        match code & ROLE {
+            ROOK | CANNON => {
+                let cannon = code & ROLE == CANNON;
+                let rocc = (self.rank_bits[0][r] | self.rank_bits[1][r]) as usize;
+                let e = &RANK_SLIDE[f][rocc];
+                let rank = if cannon { e.cannon } else { e.rook } & !self.rank_bits[us][r];
+                let focc = (self.file_bits[0][f] | self.file_bits[1][f]) as usize;
+                let e = &FILE_SLIDE[r][focc];
+                let file = if cannon { e.cannon } else { e.rook } & !self.file_bits[us][f];
+                (((rank as u128) << (r * 9)) | (FILE_SPREAD[file as usize] << f)) & allowed
+            }
+            HORSE => {
+                let mut t = 0;
+                for &(leg, bb) in &HORSE_LEGS[from] {
+                    if leg != u8::MAX && self.cells[leg as usize] == 0 {
+                        t |= bb;
+                    }
+                }
+                t & !blocked
+            }
+            ELEPHANT => {
+                let mut t = 0;
+                for &(eye, bb) in &ELEPHANT_EYES[from] {
+                    if eye != u8::MAX && self.cells[eye as usize] == 0 {
+                        t |= bb;
+                    }
+                }
+                t & !blocked
+            }
+            ADVISOR if code & HIDDEN != 0 => HIDDEN_ADVISOR_BB[us][from] & !blocked,
+            ADVISOR => ADVISOR_BB[from] & !blocked,
+            PAWN => PAWN_BB[us][from] & !blocked,
+            KING => KING_BB[us][from] & !blocked,
+            _ => 0,
+        }
+    }
+
+    /// The captures of `us` that are legal but perhaps for leaving its own king
+    /// attacked (pseudo-legal): cheaper than [`Board::legal_captures`] when most of
+    /// them are never played; test each with [`Board::leaves_king_safe`] before
+    /// playing it.
+    pub fn pseudo_legal_captures(&self, us: Color) -> MoveList {
+        let mut list = MoveList::new();
+        let u = us.index();
+        let allowed = self.occ[u ^ 1];
+        let blocked = !allowed;
+        let mut own = self.occ[u];
+        while own != 0 {
+            let from = own.trailing_zeros() as usize;
+            own &= own - 1;
+            let targets = self.piece_targets(u, from, self.cells[from], blocked, allowed);
+            list.push_all(from, targets);
+        }
+        list
+    }
+
+    /// Whether the move `m` of `us`, one of its pseudo-legal moves (see
+    /// [`Board::pseudo_legal_captures`]), leaves its king unattacked, i.e. is legal.
+    pub fn leaves_king_safe(&self, us: Color, m: Move) -> bool {
+        self.clone()
+            .move_is_safe(us.index(), m.from.index(), m.to.index())
     }
 
     /// Emits the moves from `from` to each point of `targets`, testing the risky ones.
@@ -462,6 +498,19 @@ impl crate::Position {
     pub fn legal_captures(&self) -> MoveList {
         self.board.legal_captures(self.turn)
     }
+
+    /// The pseudo-legal captures of the side to move (see
+    /// [`Board::pseudo_legal_captures`]): the legal ones, in the same order, and perhaps
+    /// some that leave its king attacked.
+    pub fn pseudo_legal_captures(&self) -> MoveList {
+        self.board.pseudo_legal_captures(self.turn)
+    }
+
+    /// Whether `m`, a pseudo-legal move of the side to move, is legal (does not leave
+    /// its king attacked).
+    pub fn leaves_king_safe(&self, m: Move) -> bool {
+        self.board.leaves_king_safe(self.turn, m)
+    }
 }
 
 #[cfg(test)]
@@ -496,6 +545,13 @@ mod tests {
                     "{}",
                     pos.fen()
                 );
+                let pseudo: Vec<_> = pos
+                    .pseudo_legal_captures()
+                    .iter()
+                    .copied()
+                    .filter(|&m| pos.leaves_king_safe(m))
+                    .collect();
+                assert_eq!(pseudo, expect, "{}", pos.fen());
                 if all.is_empty() {
                     break;
                 }
