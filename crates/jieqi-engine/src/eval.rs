@@ -432,6 +432,8 @@ fn kind(p: Piece) -> usize {
 struct Geometry {
     /// Rays from each point: right, up (increasing index), left, down (decreasing).
     rays: [[u128; 90]; 4],
+    /// The number of points of each ray.
+    ray_len: [[u8; 90]; 4],
     /// Each point's four horse legs: the leg point (`u8::MAX` off the board) and how
     /// many of the two targets beyond it are on the board.
     legs: [[(u8, u8); 4]; 90],
@@ -446,6 +448,7 @@ struct Geometry {
 static GEOMETRY: std::sync::LazyLock<Geometry> = std::sync::LazyLock::new(|| {
     let mut g = Geometry {
         rays: [[0; 90]; 4],
+        ray_len: [[0; 90]; 4],
         legs: [[(u8::MAX, 0); 4]; 90],
         palace: [0; 2],
         own_half: [0; 2],
@@ -458,6 +461,7 @@ static GEOMETRY: std::sync::LazyLock<Geometry> = std::sync::LazyLock::new(|| {
             let (mut x, mut y) = (f + df, r + dr);
             while let Some(s) = Square::from_xy(x, y) {
                 g.rays[d][i] |= 1u128 << s.index();
+                g.ray_len[d][i] += 1;
                 x += df;
                 y += dr;
             }
@@ -484,21 +488,32 @@ static GEOMETRY: std::sync::LazyLock<Geometry> = std::sync::LazyLock::new(|| {
     g
 });
 
-/// Empty points along `ray` from its origin up to the first occupied one; `up` when
-/// the ray runs to increasing indices.
+/// Empty points from `from` along ray `d` of [`Geometry::rays`] up to the first
+/// occupied one (no popcount: the default target has no fast one).
 #[inline(always)]
-fn run_length(ray: u128, all: u128, up: bool) -> i32 {
-    let blockers = ray & all;
+fn run_length(g: &Geometry, d: usize, from: usize, all: u128) -> i32 {
+    let blockers = g.rays[d][from] & all;
     if blockers == 0 {
-        return ray.count_ones() as i32;
+        return i32::from(g.ray_len[d][from]);
     }
-    if up {
-        let b = blockers.trailing_zeros();
-        (ray & ((1u128 << b) - 1)).count_ones() as i32
+    let (from, step) = (from as i32, if d & 1 == 0 { 1 } else { 9 });
+    let b = if d < 2 {
+        blockers.trailing_zeros() as i32
     } else {
-        let b = 127 - blockers.leading_zeros();
-        (ray & !((2u128 << b) - 1)).count_ones() as i32
+        127 - blockers.leading_zeros() as i32
+    };
+    (b - from).abs() / step - 1
+}
+
+/// The number of points in a sparse set.
+#[inline(always)]
+fn sparse_count(mut bits: u128) -> i32 {
+    let mut n = 0;
+    while bits != 0 {
+        bits &= bits - 1;
+        n += 1;
     }
+    n
 }
 
 /// What the evaluation keeps up to date move by move (see [`Evaluator::update`]): the
@@ -658,7 +673,7 @@ impl Evaluator {
             let c = color.index();
             let [rooks, cannons, horses] = acc.up[c];
             let mut score = 0i32;
-            let mut shelter = (occ[c] & g.palace[c]).count_ones() as i32;
+            let mut shelter = sparse_count(occ[c] & g.palace[c]);
             if let Some(k) = board.king(color)
                 && g.palace[c] >> k.index() & 1 != 0
             {
@@ -667,20 +682,19 @@ impl Evaluator {
             score += shelter * self.shelter;
             if let Some(ek) = board.king(!color) {
                 let file = g.files[usize::from(ek.file().index())];
-                score -= (rooks & file).count_ones() as i32 * self.rook_king_file;
-                score -= (cannons & file).count_ones() as i32 * self.cannon_king_file;
+                score -= sparse_count(rooks & file) * self.rook_king_file;
+                score -= sparse_count(cannons & file) * self.cannon_king_file;
             }
-            score +=
-                ((rooks | cannons | horses) & !g.own_half[c]).count_ones() as i32 * self.attacker;
+            score += sparse_count((rooks | cannons | horses) & !g.own_half[c]) * self.attacker;
             let mut bits = rooks;
             let mut mob = 0;
             while bits != 0 {
                 let i = bits.trailing_zeros() as usize;
                 bits &= bits - 1;
-                mob += run_length(g.rays[0][i], all, true)
-                    + run_length(g.rays[1][i], all, true)
-                    + run_length(g.rays[2][i], all, false)
-                    + run_length(g.rays[3][i], all, false);
+                mob += run_length(g, 0, i, all)
+                    + run_length(g, 1, i, all)
+                    + run_length(g, 2, i, all)
+                    + run_length(g, 3, i, all);
             }
             score += mob * self.rook_mobility;
             let mut bits = horses;
@@ -731,7 +745,7 @@ impl Evaluator {
             let mut hidden = 0i32;
             let king = board.king(color);
             let enemy_king_file = board.king(!color).map(|k| k.file());
-            let mut shelter = (occ[c] & g.palace[c]).count_ones() as i32;
+            let mut shelter = sparse_count(occ[c] & g.palace[c]);
             if let Some(k) = king
                 && g.palace[c] >> k.index() & 1 != 0
             {
@@ -756,10 +770,10 @@ impl Evaluator {
                         if enemy_king_file == Some(sq.file()) {
                             score -= self.rook_king_file;
                         }
-                        let mob = run_length(g.rays[0][i], all, true)
-                            + run_length(g.rays[1][i], all, true)
-                            + run_length(g.rays[2][i], all, false)
-                            + run_length(g.rays[3][i], all, false);
+                        let mob = run_length(g, 0, i, all)
+                            + run_length(g, 1, i, all)
+                            + run_length(g, 2, i, all)
+                            + run_length(g, 3, i, all);
                         score += mob * self.rook_mobility;
                         if attacking {
                             score += self.attacker;
