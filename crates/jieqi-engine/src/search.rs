@@ -25,6 +25,13 @@
 //! awareness: a repeated position is a draw, except that a side that gave check with
 //! every move of a repetition cycle inside the search is scored as losing (RULES.md §5,
 //! perpetual check; the pawn/advisor/elephant exemption is not modelled).
+//! Each pruning, reduction, extension and ordering feature can be switched off for
+//! testing ([`crate::features`]).
+//!
+//! # Speed
+//! Quiescence stands pat before generating anything and then generates pseudo-legal
+//! captures, testing legality only for those it plays; the evaluation is incremental
+//! ([`crate::eval::Acc`], updated in `make`, popped in `unmake`).
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Instant;
