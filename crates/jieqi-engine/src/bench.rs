@@ -7,6 +7,7 @@ use std::time::{Duration, Instant};
 use jieqi_core::Position;
 
 use crate::engine::{Engine, Limits, Options};
+use crate::features::Features;
 
 /// Default depth of `bench`.
 pub const DEFAULT_DEPTH: u32 = 3;
@@ -39,6 +40,15 @@ pub struct BenchResult {
     pub nodes: u64,
     /// Total search time.
     pub time: Duration,
+    /// CPU time of the searching thread, where the system tells it (Linux).
+    pub cpu: Option<Duration>,
+}
+
+/// CPU time used so far by the calling thread (`/proc/thread-self/schedstat`), if known.
+pub fn thread_cpu_time() -> Option<Duration> {
+    let text = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+    let ns: u64 = text.split_whitespace().next()?.parse().ok()?;
+    Some(Duration::from_nanos(ns))
 }
 
 impl BenchResult {
@@ -47,14 +57,29 @@ impl BenchResult {
         (u128::from(self.nodes) * 1000 / self.time.as_millis().max(1)) as u64
     }
 
-    /// The closing lines: time, nodes, nodes/s.
+    /// Nodes per second of CPU time of the searching thread, if known: less sensitive
+    /// than [`BenchResult::nps`] to other programs sharing the machine.
+    pub fn nodes_per_cpu_second(&self) -> Option<u64> {
+        self.cpu
+            .map(|c| (u128::from(self.nodes) * 1_000_000 / c.as_micros().max(1)) as u64)
+    }
+
+    /// The closing lines: time, nodes, nodes/s, and CPU time and nodes per CPU second
+    /// where known.
     pub fn summary(&self) -> String {
-        format!(
+        let mut s = format!(
             "===========================\nTotal time (ms) : {}\nNodes searched  : {}\nNodes/second    : {}",
             self.time.as_millis(),
             self.nodes,
             self.nps()
-        )
+        );
+        if let (Some(cpu), Some(n)) = (self.cpu, self.nodes_per_cpu_second()) {
+            s.push_str(&format!(
+                "\nCPU time (ms)   : {}\nNodes/CPU second: {n}",
+                cpu.as_millis()
+            ));
+        }
+        s
     }
 }
 
@@ -66,21 +91,55 @@ pub const START_DEPTH: u32 = 2;
 /// [`START_DEPTH`]) on one thread with a fresh 16 MiB table per position, reporting a
 /// line per position to `out`.
 pub fn run(depth: Option<u32>, out: &mut dyn FnMut(&str)) -> BenchResult {
+    run_with(depth, Features::default(), out)
+}
+
+/// As [`run`], with some search features turned off (for testing them).
+pub fn run_with(depth: Option<u32>, features: Features, out: &mut dyn FnMut(&str)) -> BenchResult {
     let depth = depth.unwrap_or(DEFAULT_DEPTH).max(1);
-    let mut r = run_positions(&[jieqi_core::START_FEN], depth.min(START_DEPTH), out);
-    let mut rest = MIDDLEGAMES.to_vec();
-    rest.extend_from_slice(ENDGAMES);
-    let r2 = run_positions(&rest, depth, out);
-    r.nodes += r2.nodes;
-    r.time += r2.time;
+    let mut r = run_positions_with(
+        &[jieqi_core::START_FEN],
+        depth.min(START_DEPTH),
+        features,
+        out,
+    );
+    // Each position gets a fresh table, so running the groups apart changes nothing.
+    let mg = run_positions_with(MIDDLEGAMES, depth, features, out);
+    if let Some(n) = mg.nodes_per_cpu_second() {
+        out(&format!(
+            "info string bench middlegames nodes {} cpu_ms {} nodes_per_cpu_second {n}",
+            mg.nodes,
+            mg.cpu.unwrap_or_default().as_millis()
+        ));
+    }
+    let eg = run_positions_with(ENDGAMES, depth, features, out);
+    for r2 in [mg, eg] {
+        r.nodes += r2.nodes;
+        r.time += r2.time;
+        r.cpu = r.cpu.zip(r2.cpu).map(|(a, b)| a + b);
+    }
     r
 }
 
 /// Runs a fixed-depth search of each FEN (invalid ones are reported and skipped).
 pub fn run_positions(fens: &[&str], depth: u32, out: &mut dyn FnMut(&str)) -> BenchResult {
-    let mut engine = Engine::new(Options::default());
+    run_positions_with(fens, depth, Features::default(), out)
+}
+
+/// As [`run_positions`], with these search features.
+pub fn run_positions_with(
+    fens: &[&str],
+    depth: u32,
+    features: Features,
+    out: &mut dyn FnMut(&str),
+) -> BenchResult {
+    let mut engine = Engine::new(Options {
+        features,
+        ..Options::default()
+    });
     let mut nodes = 0;
     let mut time = Duration::ZERO;
+    let mut cpu = Some(Duration::ZERO);
     for (i, fen) in fens.iter().enumerate() {
         let pos = match Position::from_fen(fen) {
             Ok(p) => p,
@@ -91,8 +150,12 @@ pub fn run_positions(fens: &[&str], depth: u32, out: &mut dyn FnMut(&str)) -> Be
         };
         engine.new_game();
         let start = Instant::now();
+        let cpu_start = thread_cpu_time();
         let r = engine.search(&pos, &Limits::depth(depth), &[]);
         time += start.elapsed();
+        cpu = cpu
+            .zip(cpu_start.zip(thread_cpu_time()))
+            .map(|(sum, (a, b))| sum + b.saturating_sub(a));
         let n = r.as_ref().map_or(0, |r| r.nodes);
         nodes += n;
         out(&format!(
@@ -102,5 +165,38 @@ pub fn run_positions(fens: &[&str], depth: u32, out: &mut dyn FnMut(&str)) -> Be
             r.map_or("(none)".to_string(), |r| r.best.to_string())
         ));
     }
-    BenchResult { nodes, time }
+    BenchResult { nodes, time, cpu }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Nodes of a small fixed search with these features: an endgame at depth 7, deep
+    /// enough for every feature to act (aspiration windows start at depth 5) and
+    /// small enough for the test profile (about 50 000 nodes).
+    fn nodes(features: Features) -> u64 {
+        run_positions_with(&ENDGAMES[2..3], 7, features, &mut |_| {}).nodes
+    }
+
+    #[test]
+    fn each_feature_toggle_changes_the_search() {
+        let r = run_positions_with(&ENDGAMES[2..3], 7, Features::default(), &mut |_| {});
+        if cfg!(target_os = "linux") {
+            assert!(r.cpu.is_some_and(|c| c > Duration::ZERO));
+            assert!(r.summary().contains("Nodes/CPU second: "));
+        }
+        let base = nodes(Features::default());
+        assert_eq!(
+            base,
+            nodes(Features::default()),
+            "the bench is deterministic"
+        );
+        for (name, flag) in crate::features::OPTIONS {
+            let mut f = Features::default();
+            *flag(&mut f) = false;
+            let n = nodes(f);
+            assert_ne!(n, base, "turning {name} off does not change the search");
+        }
+    }
 }

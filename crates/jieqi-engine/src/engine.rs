@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 use jieqi_core::{Move, Position};
 
 use crate::eval::Params;
+use crate::features::Features;
 use crate::search::{INF, MATE, MATE_BOUND, MAX_PLY, RootMove, Searcher, Shared};
 use crate::time::budget;
 use crate::tt::Tt;
@@ -29,6 +30,8 @@ pub struct Options {
     pub limit_strength: bool,
     /// Target strength for `limit_strength`, 800–2800.
     pub elo: u32,
+    /// Search features (all on by default; turned off only for testing).
+    pub features: Features,
 }
 
 impl Default for Options {
@@ -41,6 +44,7 @@ impl Default for Options {
             skill_level: 20,
             limit_strength: false,
             elo: 2800,
+            features: Features::default(),
         }
     }
 }
@@ -317,12 +321,14 @@ impl Engine {
         let params: &Params = &self.params;
         let threads = self.options.threads.clamp(1, 256);
         let infinite = limits.infinite;
+        let features = self.options.features;
         let (roots, depth) = std::thread::scope(|scope| {
             for k in 1..threads {
                 let shared = &shared;
                 let pos = pos.clone();
                 scope.spawn(move || {
                     let mut s = Searcher::new(pos, history, shared, params, false, start, b, None);
+                    s.features = features;
                     iterate(
                         &mut s,
                         MAX_PLY as u32 - 10,
@@ -344,6 +350,7 @@ impl Engine {
                 b,
                 limits.nodes,
             );
+            s.features = features;
             let out = iterate(&mut s, max_depth, multipv, 1, Some(info), infinite);
             s.flush_nodes();
             // An infinite or ponder search reports only once told to stop.
@@ -406,11 +413,12 @@ fn iterate(
         for pv_idx in 0..lines {
             let prev = roots[pv_idx].prev_score;
             let mut delta = 25;
-            let (mut alpha, mut beta) = if depth >= 5 && prev > -MATE_BOUND && prev < MATE_BOUND {
-                (prev - delta, prev + delta)
-            } else {
-                (-INF, INF)
-            };
+            let (mut alpha, mut beta) =
+                if s.features.aspiration && depth >= 5 && prev > -MATE_BOUND && prev < MATE_BOUND {
+                    (prev - delta, prev + delta)
+                } else {
+                    (-INF, INF)
+                };
             loop {
                 let v = s.search_root(&mut roots, pv_idx, depth as i32, alpha, beta);
                 if s.aborted {

@@ -400,6 +400,433 @@ pub fn trace<T: Tracer>(p: &Params, pos: &Position, t: &mut T) -> i32 {
     total
 }
 
+/// The evaluation's tables, derived from [`Params`] once per search: the same value as
+/// [`evaluate`], computed faster (one table lookup per piece for material, piece-square
+/// and face-down terms; ray masks for rook mobility).
+pub struct Evaluator {
+    /// `[kind][square]`, Red positive: a face-up piece's value plus its piece-square
+    /// term, or a face-down piece's start-square bonus; kind from [`kind`].
+    psq: Box<[[i32; 90]; 32]>,
+    /// Piece values by role index (the king 0).
+    values: [i32; 7],
+    shelter: i32,
+    rook_king_file: i32,
+    cannon_king_file: i32,
+    rook_mobility: i32,
+    horse_mobility: i32,
+    attacker: i32,
+    tempo: i32,
+}
+
+/// The table row of a piece: colour × 16, plus the role index for a face-up piece or 8
+/// for a face-down one.
+#[inline(always)]
+fn kind(p: Piece) -> usize {
+    match p {
+        Piece::Up(c, r) => c.index() * 16 + r.index(),
+        Piece::Down(c) => c.index() * 16 + 8,
+    }
+}
+
+/// Geometry shared by all evaluators.
+struct Geometry {
+    /// Rays from each point: right, up (increasing index), left, down (decreasing).
+    rays: [[u128; 90]; 4],
+    /// The number of points of each ray.
+    ray_len: [[u8; 90]; 4],
+    /// Each point's four horse legs: the leg point (`u8::MAX` off the board) and how
+    /// many of the two targets beyond it are on the board.
+    legs: [[(u8, u8); 4]; 90],
+    /// Each colour's palace.
+    palace: [u128; 2],
+    /// Each colour's own half.
+    own_half: [u128; 2],
+    /// Each file's points.
+    files: [u128; 9],
+}
+
+static GEOMETRY: std::sync::LazyLock<Geometry> = std::sync::LazyLock::new(|| {
+    let mut g = Geometry {
+        rays: [[0; 90]; 4],
+        ray_len: [[0; 90]; 4],
+        legs: [[(u8::MAX, 0); 4]; 90],
+        palace: [0; 2],
+        own_half: [0; 2],
+        files: [0; 9],
+    };
+    for sq in Square::all() {
+        let i = sq.index();
+        let (f, r) = (i32::from(sq.file().index()), i32::from(sq.rank().index()));
+        for (d, (df, dr)) in [(1, 0), (0, 1), (-1, 0), (0, -1)].into_iter().enumerate() {
+            let (mut x, mut y) = (f + df, r + dr);
+            while let Some(s) = Square::from_xy(x, y) {
+                g.rays[d][i] |= 1u128 << s.index();
+                g.ray_len[d][i] += 1;
+                x += df;
+                y += dr;
+            }
+        }
+        for (k, (lf, lr, targets)) in LEGS.iter().enumerate() {
+            if let Some(leg) = Square::from_xy(f + lf, r + lr) {
+                let n = targets
+                    .iter()
+                    .filter(|(tf, tr)| Square::from_xy(f + tf, r + tr).is_some())
+                    .count();
+                g.legs[i][k] = (leg.index() as u8, n as u8);
+            }
+        }
+        g.files[usize::from(sq.file().index())] |= 1u128 << i;
+        for c in Color::ALL {
+            if sq.in_palace(c) {
+                g.palace[c.index()] |= 1u128 << i;
+            }
+            if sq.on_own_half(c) {
+                g.own_half[c.index()] |= 1u128 << i;
+            }
+        }
+    }
+    g
+});
+
+/// Empty points from `from` along ray `d` of [`Geometry::rays`] up to the first
+/// occupied one (no popcount: the default target has no fast one).
+#[inline(always)]
+fn run_length(g: &Geometry, d: usize, from: usize, all: u128) -> i32 {
+    let blockers = g.rays[d][from] & all;
+    if blockers == 0 {
+        return i32::from(g.ray_len[d][from]);
+    }
+    let (from, step) = (from as i32, if d & 1 == 0 { 1 } else { 9 });
+    let b = if d < 2 {
+        blockers.trailing_zeros() as i32
+    } else {
+        127 - blockers.leading_zeros() as i32
+    };
+    (b - from).abs() / step - 1
+}
+
+/// The number of points in a sparse set.
+#[inline(always)]
+fn sparse_count(mut bits: u128) -> i32 {
+    let mut n = 0;
+    while bits != 0 {
+        bits &= bits - 1;
+        n += 1;
+    }
+    n
+}
+
+/// What the evaluation keeps up to date move by move (see [`Evaluator::update`]): the
+/// summed table terms, the face-down pieces per colour, and where the face-up rooks,
+/// cannons and horses stand, so that [`Evaluator::evaluate_with`] does not walk the
+/// whole board.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Acc {
+    /// Sum of the table terms of all pieces, Red positive.
+    psq: i32,
+    /// Face-down pieces per colour.
+    hidden: [i32; 2],
+    /// Per colour: face-up rooks, cannons, horses.
+    up: [[u128; 3]; 2],
+}
+
+/// The slot of a role in [`Acc::up`].
+#[inline(always)]
+fn up_slot(role: Role) -> Option<usize> {
+    match role {
+        Role::Rook => Some(0),
+        Role::Cannon => Some(1),
+        Role::Horse => Some(2),
+        _ => None,
+    }
+}
+
+impl Acc {
+    #[inline(always)]
+    fn add(&mut self, ev: &Evaluator, p: Piece, sq: usize, sign: i32) {
+        self.psq += sign * ev.psq[kind(p)][sq];
+        match p {
+            Piece::Down(c) => self.hidden[c.index()] += sign,
+            Piece::Up(c, r) => {
+                if let Some(slot) = up_slot(r) {
+                    self.up[c.index()][slot] ^= 1u128 << sq;
+                }
+            }
+        }
+    }
+}
+
+impl Evaluator {
+    /// The tables for `p`.
+    pub fn new(p: &Params) -> Evaluator {
+        let w = &p.w;
+        let mut psq = Box::new([[0i32; 90]; 32]);
+        for color in Color::ALL {
+            let sign = if color == Color::Red { 1 } else { -1 };
+            for sq in Square::all() {
+                for role in Role::ALL {
+                    let v = p.value(role) + w[PST + role.index() * 50 + pst_square(color, sq)];
+                    psq[kind(Piece::Up(color, role))][sq.index()] = sign * v;
+                }
+                if let Some((_, role)) = start_role(sq)
+                    && role != Role::King
+                {
+                    psq[kind(Piece::Down(color))][sq.index()] =
+                        sign * w[HIDDEN + value_index(role)];
+                }
+            }
+        }
+        let mut values = [0; 7];
+        for role in Role::ALL {
+            values[role.index()] = p.value(role);
+        }
+        Evaluator {
+            psq,
+            values,
+            shelter: w[SHELTER],
+            rook_king_file: w[ROOK_KING_FILE],
+            cannon_king_file: w[CANNON_KING_FILE],
+            rook_mobility: w[ROOK_MOBILITY],
+            horse_mobility: w[HORSE_MOBILITY],
+            attacker: w[ATTACKER],
+            tempo: w[TEMPO],
+        }
+    }
+
+    /// The expected value of a face-down piece of `color` (as [`Params::hidden_value`]).
+    #[inline]
+    pub fn hidden_value(&self, pos: &Position, color: Color) -> i32 {
+        let pool = pos.pool();
+        let (mut num, mut den) = (0i32, 0i32);
+        for r in Role::HIDDEN {
+            let n = i32::from(pool.get(color, r));
+            num += n * self.values[r.index()];
+            den += n;
+        }
+        if den == 0 { 0 } else { num / den }
+    }
+
+    /// The value of a face-up piece of `role` (the king 0).
+    #[inline(always)]
+    pub fn value(&self, role: Role) -> i32 {
+        self.values[role.index()]
+    }
+
+    /// The greatest piece value (a face-down piece is worth at most this too).
+    #[inline(always)]
+    pub fn max_value(&self) -> i32 {
+        self.values.iter().copied().max().unwrap_or(0)
+    }
+
+    /// The accumulator of `pos`, from scratch.
+    pub fn acc(&self, pos: &Position) -> Acc {
+        let mut acc = Acc {
+            psq: 0,
+            hidden: [0; 2],
+            up: [[0; 3]; 2],
+        };
+        let board = pos.board();
+        let mut bits = board.occupancy(Color::Red) | board.occupancy(Color::Black);
+        while bits != 0 {
+            let i = bits.trailing_zeros() as usize;
+            bits &= bits - 1;
+            let sq = Square::new(i as u8).expect("occupancy bits are squares");
+            if let Some(p) = board.piece_at(sq) {
+                acc.add(self, p, i, 1);
+            }
+        }
+        acc
+    }
+
+    /// The accumulator after a move from `from` to `to` of `moved` (arriving as
+    /// `arrived`, which differs when a face-down piece was revealed), capturing
+    /// `captured`.
+    #[inline]
+    pub fn update(
+        &self,
+        acc: &Acc,
+        from: Square,
+        to: Square,
+        moved: Piece,
+        arrived: Piece,
+        captured: Option<Piece>,
+    ) -> Acc {
+        let mut a = *acc;
+        a.add(self, moved, from.index(), -1);
+        if let Some(c) = captured {
+            a.add(self, c, to.index(), -1);
+        }
+        a.add(self, arrived, to.index(), 1);
+        a
+    }
+
+    /// Evaluates `pos`, whose accumulator is `acc`, from the side to move's point of
+    /// view: exactly [`evaluate`], without walking the board.
+    #[inline]
+    pub fn evaluate_with(&self, pos: &Position, acc: &Acc) -> i32 {
+        let g = &*GEOMETRY;
+        let board = pos.board();
+        let occ = [board.occupancy(Color::Red), board.occupancy(Color::Black)];
+        let all = occ[0] | occ[1];
+        let mut total = acc.psq;
+        for color in Color::ALL {
+            let c = color.index();
+            let [rooks, cannons, horses] = acc.up[c];
+            let mut score = 0i32;
+            let mut shelter = sparse_count(occ[c] & g.palace[c]);
+            if let Some(k) = board.king(color)
+                && g.palace[c] >> k.index() & 1 != 0
+            {
+                shelter -= 1;
+            }
+            score += shelter * self.shelter;
+            if let Some(ek) = board.king(!color) {
+                let file = g.files[usize::from(ek.file().index())];
+                score -= sparse_count(rooks & file) * self.rook_king_file;
+                score -= sparse_count(cannons & file) * self.cannon_king_file;
+            }
+            score += sparse_count((rooks | cannons | horses) & !g.own_half[c]) * self.attacker;
+            let mut bits = rooks;
+            let mut mob = 0;
+            while bits != 0 {
+                let i = bits.trailing_zeros() as usize;
+                bits &= bits - 1;
+                mob += run_length(g, 0, i, all)
+                    + run_length(g, 1, i, all)
+                    + run_length(g, 2, i, all)
+                    + run_length(g, 3, i, all);
+            }
+            score += mob * self.rook_mobility;
+            let mut bits = horses;
+            let mut mob = 0;
+            while bits != 0 {
+                let i = bits.trailing_zeros() as usize;
+                bits &= bits - 1;
+                for &(leg, n) in &g.legs[i] {
+                    if leg != u8::MAX && all >> leg & 1 == 0 {
+                        mob += i32::from(n);
+                    }
+                }
+            }
+            score += mob * self.horse_mobility;
+            let hidden = acc.hidden[c];
+            if hidden > 0 {
+                let pool = pos.pool();
+                let (mut num, mut den) = (0i32, 0i32);
+                for r in Role::HIDDEN {
+                    let n = i32::from(pool.get(color, r));
+                    num += n * self.values[r.index()];
+                    den += n;
+                }
+                if den > 0 {
+                    score += hidden * num / den;
+                }
+            }
+            total += if color == Color::Red { score } else { -score };
+        }
+        if pos.turn() == Color::Red {
+            total + self.tempo
+        } else {
+            -(total - self.tempo)
+        }
+    }
+
+    /// Evaluates `pos` from the side to move's point of view: exactly [`evaluate`].
+    pub fn evaluate(&self, pos: &Position) -> i32 {
+        let g = &*GEOMETRY;
+        let board = pos.board();
+        let occ = [board.occupancy(Color::Red), board.occupancy(Color::Black)];
+        let all = occ[0] | occ[1];
+        let mut total = 0i32;
+        for color in Color::ALL {
+            let c = color.index();
+            let mut score = 0i32;
+            let mut psq = 0i32;
+            let mut hidden = 0i32;
+            let king = board.king(color);
+            let enemy_king_file = board.king(!color).map(|k| k.file());
+            let mut shelter = sparse_count(occ[c] & g.palace[c]);
+            if let Some(k) = king
+                && g.palace[c] >> k.index() & 1 != 0
+            {
+                shelter -= 1;
+            }
+            let mut bits = occ[c];
+            while bits != 0 {
+                let i = bits.trailing_zeros() as usize;
+                bits &= bits - 1;
+                let sq = Square::new(i as u8).expect("occupancy bits are squares");
+                let Some(piece) = board.piece_at(sq) else {
+                    continue;
+                };
+                psq += self.psq[kind(piece)][i];
+                let Piece::Up(_, role) = piece else {
+                    hidden += 1;
+                    continue;
+                };
+                let attacking = g.own_half[c] >> i & 1 == 0;
+                match role {
+                    Role::Rook => {
+                        if enemy_king_file == Some(sq.file()) {
+                            score -= self.rook_king_file;
+                        }
+                        let mob = run_length(g, 0, i, all)
+                            + run_length(g, 1, i, all)
+                            + run_length(g, 2, i, all)
+                            + run_length(g, 3, i, all);
+                        score += mob * self.rook_mobility;
+                        if attacking {
+                            score += self.attacker;
+                        }
+                    }
+                    Role::Cannon => {
+                        if enemy_king_file == Some(sq.file()) {
+                            score -= self.cannon_king_file;
+                        }
+                        if attacking {
+                            score += self.attacker;
+                        }
+                    }
+                    Role::Horse => {
+                        let mut mob = 0;
+                        for &(leg, n) in &g.legs[i] {
+                            if leg != u8::MAX && all >> leg & 1 == 0 {
+                                mob += i32::from(n);
+                            }
+                        }
+                        score += mob * self.horse_mobility;
+                        if attacking {
+                            score += self.attacker;
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            score += shelter * self.shelter;
+            if hidden > 0 {
+                let pool = pos.pool();
+                let (mut num, mut den) = (0i32, 0i32);
+                for r in Role::HIDDEN {
+                    let n = i32::from(pool.get(color, r));
+                    num += n * self.values[r.index()];
+                    den += n;
+                }
+                if den > 0 {
+                    score += hidden * num / den;
+                }
+            }
+            let sign = if color == Color::Red { 1 } else { -1 };
+            // The table is already signed.
+            total += sign * score + psq;
+        }
+        if pos.turn() == Color::Red {
+            total + self.tempo
+        } else {
+            -(total - self.tempo)
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -439,6 +866,55 @@ mod tests {
         let expect =
             (p.value(Role::Rook) + p.value(Role::Pawn)) / 2 + p.w[HIDDEN + value_index(Role::Rook)];
         assert_eq!(diff, expect);
+    }
+
+    #[test]
+    fn fast_evaluator_agrees_with_the_traced_evaluation() {
+        // A tweaked parameter set, so that every weight is exercised with its own value.
+        let mut p = Params::default();
+        for (i, w) in p.w.iter_mut().enumerate() {
+            *w += (i as i32 * 7) % 13 - 6;
+        }
+        for params in [Params::default(), p] {
+            let ev = Evaluator::new(&params);
+            let mut seed = 0x2545_f491_4f6c_dd1du64;
+            let mut fens = vec![jieqi_core::START_FEN];
+            fens.extend_from_slice(crate::bench::MIDDLEGAMES);
+            fens.extend_from_slice(crate::bench::ENDGAMES);
+            for fen in fens {
+                let mut pos = Position::from_fen(fen).unwrap();
+                let mut acc = ev.acc(&pos);
+                for _ in 0..80 {
+                    assert_eq!(ev.evaluate(&pos), evaluate(&params, &pos), "{}", pos.fen());
+                    assert_eq!(ev.acc(&pos), acc, "{}", pos.fen());
+                    assert_eq!(ev.evaluate_with(&pos, &acc), evaluate(&params, &pos));
+                    for c in Color::ALL {
+                        assert_eq!(ev.hidden_value(&pos, c), params.hidden_value(&pos, c));
+                    }
+                    let moves = pos.legal_moves();
+                    if moves.is_empty() {
+                        break;
+                    }
+                    seed ^= seed << 13;
+                    seed ^= seed >> 7;
+                    seed ^= seed << 17;
+                    let m = moves[(seed % moves.len() as u64) as usize];
+                    let (outcomes, n) = crate::search::reveal_outcomes(&pos, pos.turn());
+                    let mover = (pos.board().is_hidden(m.from) && n > 0)
+                        .then(|| outcomes[(seed >> 32) as usize % n].0);
+                    let (moved, captured) = (pos.piece_at(m.from).unwrap(), pos.piece_at(m.to));
+                    pos.play_unchecked(
+                        m,
+                        jieqi_core::Reveals {
+                            mover,
+                            captured: None,
+                        },
+                    );
+                    let arrived = pos.piece_at(m.to).unwrap();
+                    acc = ev.update(&acc, m.from, m.to, moved, arrived, captured);
+                }
+            }
+        }
     }
 
     #[test]

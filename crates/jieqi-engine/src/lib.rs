@@ -30,6 +30,7 @@
 pub mod bench;
 pub mod engine;
 pub mod eval;
+pub mod features;
 pub mod search;
 pub mod time;
 pub mod tt;
@@ -38,3 +39,4 @@ pub mod uci;
 
 pub use engine::{Engine, Info, Limits, Options, Score, SearchResult};
 pub use eval::Params;
+pub use features::Features;

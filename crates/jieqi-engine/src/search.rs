@@ -25,13 +25,21 @@
 //! awareness: a repeated position is a draw, except that a side that gave check with
 //! every move of a repetition cycle inside the search is scored as losing (RULES.md §5,
 //! perpetual check; the pawn/advisor/elephant exemption is not modelled).
+//! Each pruning, reduction, extension and ordering feature can be switched off for
+//! testing ([`crate::features`]).
+//!
+//! # Speed
+//! Quiescence stands pat before generating anything and then generates pseudo-legal
+//! captures, testing legality only for those it plays; the evaluation is incremental
+//! ([`crate::eval::Acc`], updated in `make`, popped in `unmake`).
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Instant;
 
 use jieqi_core::{Color, Move, Piece, Position, Reveals, Role};
 
-use crate::eval::{Params, evaluate};
+use crate::eval::{Acc, Evaluator, Params};
+use crate::features::Features;
 use crate::time::Budget;
 use crate::tt::{Bound, Entry, Tt};
 
@@ -82,7 +90,9 @@ type History = [[i32; 8100]; 2];
 pub struct Searcher<'a> {
     pub(crate) pos: Position,
     shared: &'a Shared<'a>,
-    params: &'a Params,
+    ev: Evaluator,
+    /// The evaluation's accumulators of the searched line, the current position last.
+    accs: Vec<Acc>,
     main: bool,
     /// Nodes of this thread not yet added to the shared counter.
     pending_nodes: u64,
@@ -106,6 +116,8 @@ pub struct Searcher<'a> {
     /// Set when the search was stopped; all values computed since are void.
     pub aborted: bool,
     lmr: Box<[[u8; 64]; 64]>,
+    /// The search features in use (all on by default).
+    pub features: Features,
 }
 
 fn move_index(m: Move) -> usize {
@@ -177,6 +189,9 @@ impl<'a> Searcher<'a> {
         keys.push(pos.hash());
         checks.push(pos.is_check());
         let root_index = keys.len() - 1;
+        let ev = Evaluator::new(params);
+        let mut accs = Vec::with_capacity(MAX_PLY + 8);
+        accs.push(ev.acc(&pos));
         let mut lmr = Box::new([[0u8; 64]; 64]);
         for (d, row) in lmr.iter_mut().enumerate().skip(1) {
             for (i, r) in row.iter_mut().enumerate().skip(1) {
@@ -186,7 +201,8 @@ impl<'a> Searcher<'a> {
         Searcher {
             pos,
             shared,
-            params,
+            ev,
+            accs,
             main,
             pending_nodes: 0,
             nodes: 0,
@@ -209,6 +225,7 @@ impl<'a> Searcher<'a> {
             seldepth: 0,
             aborted: false,
             lmr,
+            features: Features::default(),
         }
     }
 
@@ -287,20 +304,33 @@ impl<'a> Searcher<'a> {
     /// The static evaluation of the current position (side to move's view).
     #[inline]
     pub fn evaluate(&self) -> i32 {
-        evaluate(self.params, &self.pos)
+        let acc = self.accs.last().expect("the root's accumulator");
+        let v = self.ev.evaluate_with(&self.pos, acc);
+        debug_assert_eq!(v, self.ev.evaluate(&self.pos), "{}", self.pos.fen());
+        v
     }
 
     fn piece_value(&self, p: Piece) -> i32 {
         match p {
-            Piece::Up(_, r) => self.params.value(r),
-            Piece::Down(c) => self.params.hidden_value(&self.pos, c),
+            Piece::Up(_, r) => self.ev.value(r),
+            Piece::Down(c) => self.ev.hidden_value(&self.pos, c),
         }
     }
 
     /// Plays `m` with `rv`, recording the new position's key.
     #[inline]
     fn make(&mut self, m: Move, rv: Reveals) -> jieqi_core::position::Undo {
+        let b = self.pos.board();
+        let (moved, captured) = (b.piece_at(m.from), b.piece_at(m.to));
         let u = self.pos.play_unchecked(m, rv);
+        if let (Some(moved), Some(arrived)) = (moved, self.pos.board().piece_at(m.to)) {
+            let acc = self.accs.last().expect("the root's accumulator");
+            let next = self.ev.update(acc, m.from, m.to, moved, arrived, captured);
+            self.accs.push(next);
+        } else {
+            // Not a move of a piece: never from the generator; stay exact anyway.
+            self.accs.push(self.ev.acc(&self.pos));
+        }
         self.keys.push(self.pos.hash());
         self.checks.push(self.pos.is_check());
         u
@@ -308,6 +338,7 @@ impl<'a> Searcher<'a> {
 
     #[inline]
     fn unmake(&mut self, u: jieqi_core::position::Undo) {
+        self.accs.pop();
         self.keys.pop();
         self.checks.pop();
         self.pos.unplay(u);
@@ -367,17 +398,22 @@ impl<'a> Searcher<'a> {
             } else if let Some(victim) = b.piece_at(m.to) {
                 let attacker = b.piece_at(m.from).map_or(0, |p| self.piece_value(p));
                 1_000_000 + self.piece_value(victim) * 16 - attacker / 16
-            } else if Some(m) == self.killers[ply][0] {
+            } else if self.features.killers && Some(m) == self.killers[ply][0] {
                 900_000
-            } else if Some(m) == self.killers[ply][1] {
+            } else if self.features.killers && Some(m) == self.killers[ply][1] {
                 899_000
-            } else {
+            } else if self.features.history {
                 self.history[us][move_index(m)]
+            } else {
+                0
             };
         }
     }
 
     fn update_history(&mut self, m: Move, bonus: i32) {
+        if !self.features.history {
+            return;
+        }
         let us = self.pos.turn().index();
         let h = &mut self.history[us][move_index(m)];
         *h += bonus - *h * bonus.abs() / 16384;
@@ -480,7 +516,7 @@ impl<'a> Searcher<'a> {
             return 0;
         }
         let in_check = self.checks[self.keys.len() - 1];
-        if in_check && ply < MAX_PLY / 2 {
+        if in_check && self.features.check_extension && ply < MAX_PLY / 2 {
             depth += 1;
         }
         if depth <= 0 {
@@ -508,6 +544,7 @@ impl<'a> Searcher<'a> {
         let tte = self.shared.tt.probe(key);
         let tt_move = tte.and_then(|e| e.mv);
         if let Some(e) = tte
+            && self.features.tt_cutoffs
             && !pv_node
             && e.depth >= depth
         {
@@ -530,12 +567,21 @@ impl<'a> Searcher<'a> {
         };
         if !pv_node && !in_check && ply > 0 {
             // Reverse futility: far above beta near the horizon.
-            if depth <= 4 && static_eval - 110 * depth >= beta && beta.abs() < MATE_BOUND {
+            if self.features.reverse_futility
+                && depth <= 4
+                && static_eval - 110 * depth >= beta
+                && beta.abs() < MATE_BOUND
+            {
                 return static_eval;
             }
             // Null move: passing is rarely better than moving in Jieqi, except with only
             // pawns (zugzwang-like endings), where it is not tried.
-            if null_ok && depth >= 3 && static_eval >= beta && self.has_non_pawn_material() {
+            if self.features.null_move
+                && null_ok
+                && depth >= 3
+                && static_eval >= beta
+                && self.has_non_pawn_material()
+            {
                 let r = 3 + depth / 4;
                 let nu = self.pos.play_null();
                 self.keys.push(self.pos.hash());
@@ -589,12 +635,16 @@ impl<'a> Searcher<'a> {
             {
                 // Late-move pruning: near the horizon, quiet moves this far down the
                 // ordering rarely matter; each costs a chance node's worth of searches.
-                if depth <= 3 && quiet_count >= (3 + 2 * depth * depth) as usize {
+                if self.features.late_move_pruning
+                    && depth <= 3
+                    && quiet_count >= (3 + 2 * depth * depth) as usize
+                {
                     continue;
                 }
                 // Futility pruning: a quiet move cannot lift a position this far below
                 // alpha near the horizon.
-                if depth <= 2 && static_eval + 100 + 120 * depth <= alpha {
+                if self.features.futility && depth <= 2 && static_eval + 100 + 120 * depth <= alpha
+                {
                     continue;
                 }
             }
@@ -602,7 +652,13 @@ impl<'a> Searcher<'a> {
                 self.child(m, new_depth, alpha, beta, ply, 0)
             } else {
                 let mut r = 0;
-                if depth >= 3 && quiet && i >= 3 && !in_check && scores[i] < 899_000 {
+                if self.features.lmr
+                    && depth >= 3
+                    && quiet
+                    && i >= 3
+                    && !in_check
+                    && scores[i] < 899_000
+                {
                     r = i32::from(self.lmr[(depth as usize).min(63)][i.min(63)]);
                     if pv_node {
                         r -= 1;
@@ -629,7 +685,7 @@ impl<'a> Searcher<'a> {
                     self.update_pv(ply, m);
                     if v >= beta {
                         if quiet {
-                            if self.killers[ply][0] != Some(m) {
+                            if self.features.killers && self.killers[ply][0] != Some(m) {
                                 self.killers[ply][1] = self.killers[ply][0];
                                 self.killers[ply][0] = Some(m);
                             }
@@ -689,7 +745,7 @@ impl<'a> Searcher<'a> {
         }
         self.count_node();
         self.seldepth = self.seldepth.max(ply);
-        if ply >= MAX_PLY {
+        if ply >= MAX_PLY || !self.features.quiescence {
             return self.evaluate();
         }
         let in_check = self.checks[self.keys.len() - 1];
@@ -702,7 +758,9 @@ impl<'a> Searcher<'a> {
         } else {
             None
         };
-        if let Some(e) = tte {
+        if let Some(e) = tte
+            && self.features.tt_cutoffs
+        {
             let s = from_tt(e.score, ply);
             let cut = match e.bound {
                 Bound::Exact => true,
@@ -713,10 +771,17 @@ impl<'a> Searcher<'a> {
                 return s;
             }
         }
-        let moves = self.pos.legal_moves();
-        if moves.is_empty() {
-            return -MATE + ply as i32;
-        }
+        // In check every legal move is needed (to see a mate), before standing pat;
+        // otherwise only captures, and only once standing pat did not cut off.
+        let evasion_list = if in_check {
+            let moves = self.pos.legal_moves();
+            if moves.is_empty() {
+                return -MATE + ply as i32;
+            }
+            Some(moves)
+        } else {
+            None
+        };
         let mut best;
         let stand;
         if evasions {
@@ -733,13 +798,26 @@ impl<'a> Searcher<'a> {
             alpha = alpha.max(stand);
             best = stand;
         }
+        // Captures are generated pseudo-legal: each is tested just before it is played.
+        let pseudo = evasion_list.is_none();
+        let mut moves = match evasion_list {
+            Some(moves) => moves,
+            None => {
+                if self.features.delta_pruning && stand + self.ev.max_value() + 200 <= alpha {
+                    // Delta pruning (below) would skip every capture.
+                    jieqi_core::MoveList::new()
+                } else {
+                    self.pos.pseudo_legal_captures()
+                }
+            }
+        };
         let b = self.pos.board();
         let them = !self.pos.turn();
-        let mut order = [Move::new(jieqi_core::Square::E0, jieqi_core::Square::E0);
-            jieqi_core::movegen::MAX_MOVES];
+        let order = moves.as_mut_slice();
         let mut scores = [0i32; jieqi_core::movegen::MAX_MOVES];
         let mut n = 0;
-        for &m in moves.iter() {
+        for i in 0..order.len() {
+            let m = order[i];
             let victim = b.piece_at(m.to);
             if victim.is_none() && !evasions {
                 continue;
@@ -750,15 +828,21 @@ impl<'a> Searcher<'a> {
                     let mover = b.piece_at(m.from);
                     let attacker = mover.map_or(0, |p| self.piece_value(p));
                     if !evasions {
-                        if stand + vv + 200 <= alpha {
+                        if self.features.delta_pruning && stand + vv + 200 <= alpha {
                             // Delta pruning: even winning this piece cannot reach alpha.
                             continue;
                         }
-                        if attacker > vv + 50 && b.is_attacked(m.to, them) {
+                        if self.features.qs_pruning
+                            && attacker > vv + 50
+                            && b.is_attacked(m.to, them)
+                        {
                             // Likely losing: a dearer piece takes a defended one.
                             continue;
                         }
-                        if qply >= 1 && matches!(mover, Some(Piece::Down(_))) {
+                        if self.features.qs_pruning
+                            && qply >= 1
+                            && matches!(mover, Some(Piece::Down(_)))
+                        {
                             // Reveals branch six ways; beyond the first quiescence ply
                             // they are left to the static evaluation.
                             continue;
@@ -783,6 +867,9 @@ impl<'a> Searcher<'a> {
             order.swap(i, bi);
             scores.swap(i, bi);
             let m = order[i];
+            if pseudo && !self.pos.leaves_king_safe(m) {
+                continue;
+            }
             let v = self.child(m, 0, alpha, beta, ply, qply + 1);
             if self.aborted {
                 return 0;

@@ -150,7 +150,8 @@ impl State {
                 let depth = rest.first().and_then(|d| d.parse().ok());
                 self.finish_search(true);
                 let out = Arc::clone(&self.out);
-                let r = crate::bench::run(depth, &mut |l: &str| say(&out, l));
+                let features = self.options.features;
+                let r = crate::bench::run_with(depth, features, &mut |l: &str| say(&out, l));
                 self.say(&r.summary());
             }
             _ => self.error(&format!("unknown command {cmd:?}")),
@@ -175,6 +176,9 @@ impl State {
             "option name EvalFile type string default <builtin>",
         ] {
             self.say(o);
+        }
+        for (name, _) in crate::features::OPTIONS {
+            self.say(&format!("option name {name} type check default true"));
         }
         self.say("uciok");
     }
@@ -218,7 +222,11 @@ impl State {
                 Ok(())
             }
             "evalfile" => load_params(&value).map(|p| self.engine().set_params(p)),
-            _ => Err(format!("unknown option {name:?}")),
+            other => match check() {
+                Ok(v) if o.features.set(other, v) => Ok(()),
+                Err(e) if o.features.get(other).is_some() => Err(e),
+                _ => Err(format!("unknown option {name:?}")),
+            },
         };
         match r {
             Ok(()) => {

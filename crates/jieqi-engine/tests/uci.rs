@@ -415,3 +415,56 @@ fn eval_file_loads_tuned_parameters_and_refuses_bad_ones() {
     s.quit();
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Nodes of the last `info depth` line after line `skip`.
+fn last_nodes(s: &Session, skip: usize) -> u64 {
+    let info = s
+        .lines()
+        .into_iter()
+        .skip(skip)
+        .rev()
+        .find(|l| l.starts_with("info depth"))
+        .expect("an info line");
+    let at = info.find(" nodes ").expect("nodes field") + 7;
+    info[at..]
+        .split_whitespace()
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap()
+}
+
+#[test]
+fn feature_toggles_are_options_that_change_the_search() {
+    let s = Session::start();
+    s.send("uci");
+    s.wait_for("uciok", 0);
+    for (name, _) in jieqi_engine::features::OPTIONS {
+        let line = format!("option name {name} type check default true");
+        assert!(s.lines().contains(&line), "missing {line:?}");
+    }
+    let fen = jieqi_engine::bench::ENDGAMES[2];
+    let mut counts = Vec::new();
+    for setting in [
+        "",
+        "setoption name Use LMR value false",
+        "setoption name use lmr value TRUE",
+    ] {
+        if !setting.is_empty() {
+            s.send(setting);
+        }
+        s.send("ucinewgame");
+        s.send(&format!("position fen {fen}"));
+        let n = s.lines().len();
+        s.send("go depth 6");
+        s.wait_for("bestmove ", n);
+        counts.push(last_nodes(&s, n));
+    }
+    assert_ne!(counts[0], counts[1], "LMR off must change the search");
+    assert_eq!(counts[0], counts[2], "LMR back on restores it");
+    let n = s.lines().len();
+    s.send("setoption name Use NullMove value maybe");
+    let err = s.wait_for("info string error", n);
+    assert!(err.contains("not true or false"), "{err}");
+    s.quit();
+}

@@ -263,7 +263,14 @@ impl Board {
     }
 
     /// Generates the legal moves of colour `us` into `sink`. Restores the board.
+    #[inline]
     pub(crate) fn generate<S: Sink>(&mut self, us: Color, sink: &mut S) {
+        self.generate_to(us, u128::MAX, sink);
+    }
+
+    /// Generates the legal moves of colour `us` that end on a point of `allowed`
+    /// into `sink`. Restores the board.
+    pub(crate) fn generate_to<S: Sink>(&mut self, us: Color, allowed: u128, sink: &mut S) {
         let us = us.index();
         let k = self.kings[us];
         let in_check = k != NO_KING && self.attacked(k as usize, us ^ 1);
@@ -276,53 +283,98 @@ impl Board {
             self.risk_masks(us, k as usize)
         };
         let own_bb = self.occ[us];
+        // Points no move of ours may end on: our own pieces and what is not allowed.
+        let blocked = own_bb | !allowed;
         let mut own = own_bb;
         while own != 0 {
             let from = own.trailing_zeros() as usize;
             own &= own - 1;
             let code = self.cells[from];
             let from_risky = (risky_from >> from) & 1 != 0;
-            let (f, r) = (from % 9, from / 9);
-            let targets = match code & ROLE {
-                ROOK | CANNON => {
-                    let cannon = code & ROLE == CANNON;
-                    let rocc = (self.rank_bits[0][r] | self.rank_bits[1][r]) as usize;
-                    let e = &RANK_SLIDE[f][rocc];
-                    let rank = if cannon { e.cannon } else { e.rook } & !self.rank_bits[us][r];
-                    let focc = (self.file_bits[0][f] | self.file_bits[1][f]) as usize;
-                    let e = &FILE_SLIDE[r][focc];
-                    let file = if cannon { e.cannon } else { e.rook } & !self.file_bits[us][f];
-                    ((rank as u128) << (r * 9)) | (FILE_SPREAD[file as usize] << f)
-                }
-                HORSE => {
-                    let mut t = 0;
-                    for &(leg, bb) in &HORSE_LEGS[from] {
-                        if leg != u8::MAX && self.cells[leg as usize] == 0 {
-                            t |= bb;
-                        }
-                    }
-                    t & !own_bb
-                }
-                ELEPHANT => {
-                    let mut t = 0;
-                    for &(eye, bb) in &ELEPHANT_EYES[from] {
-                        if eye != u8::MAX && self.cells[eye as usize] == 0 {
-                            t |= bb;
-                        }
-                    }
-                    t & !own_bb
-                }
-                ADVISOR if code & HIDDEN != 0 => HIDDEN_ADVISOR_BB[us][from] & !own_bb,
-                ADVISOR => ADVISOR_BB[from] & !own_bb,
-                PAWN => PAWN_BB[us][from] & !own_bb,
-                KING => {
-                    self.emit(us, from, true, u128::MAX, KING_BB[us][from] & !own_bb, sink);
-                    continue;
-                }
-                _ => 0,
-            };
+            if code & ROLE == KING {
+                let targets = KING_BB[us][from] & !blocked;
+                self.emit(us, from, true, u128::MAX, targets, sink);
+                continue;
+            }
+            let targets = self.piece_targets(us, from, code, blocked, allowed);
             self.emit(us, from, from_risky, risky_to, targets, sink);
         }
+    }
+
+    /// The points the piece `code` of colour `us` on `from` may move to, ignoring its
+    /// own king's safety, among `allowed`; `blocked` holds the own pieces and every
+    /// point not allowed. The king steps in its palace.
+    #[inline(always)]
+    fn piece_targets(
+        &self,
+        us: usize,
+        from: usize,
+        code: u8,
+        blocked: u128,
+        allowed: u128,
+    ) -> u128 {
+        let (f, r) = (from % 9, from / 9);
+        match code & ROLE {
+            ROOK | CANNON => {
+                let cannon = code & ROLE == CANNON;
+                let rocc = (self.rank_bits[0][r] | self.rank_bits[1][r]) as usize;
+                let e = &RANK_SLIDE[f][rocc];
+                let rank = if cannon { e.cannon } else { e.rook } & !self.rank_bits[us][r];
+                let focc = (self.file_bits[0][f] | self.file_bits[1][f]) as usize;
+                let e = &FILE_SLIDE[r][focc];
+                let file = if cannon { e.cannon } else { e.rook } & !self.file_bits[us][f];
+                (((rank as u128) << (r * 9)) | (FILE_SPREAD[file as usize] << f)) & allowed
+            }
+            HORSE => {
+                let mut t = 0;
+                for &(leg, bb) in &HORSE_LEGS[from] {
+                    if leg != u8::MAX && self.cells[leg as usize] == 0 {
+                        t |= bb;
+                    }
+                }
+                t & !blocked
+            }
+            ELEPHANT => {
+                let mut t = 0;
+                for &(eye, bb) in &ELEPHANT_EYES[from] {
+                    if eye != u8::MAX && self.cells[eye as usize] == 0 {
+                        t |= bb;
+                    }
+                }
+                t & !blocked
+            }
+            ADVISOR if code & HIDDEN != 0 => HIDDEN_ADVISOR_BB[us][from] & !blocked,
+            ADVISOR => ADVISOR_BB[from] & !blocked,
+            PAWN => PAWN_BB[us][from] & !blocked,
+            KING => KING_BB[us][from] & !blocked,
+            _ => 0,
+        }
+    }
+
+    /// The captures of `us` that are legal but perhaps for leaving its own king
+    /// attacked (pseudo-legal): cheaper than [`Board::legal_captures`] when most of
+    /// them are never played; test each with [`Board::leaves_king_safe`] before
+    /// playing it.
+    pub fn pseudo_legal_captures(&self, us: Color) -> MoveList {
+        let mut list = MoveList::new();
+        let u = us.index();
+        let allowed = self.occ[u ^ 1];
+        let blocked = !allowed;
+        let mut own = self.occ[u];
+        while own != 0 {
+            let from = own.trailing_zeros() as usize;
+            own &= own - 1;
+            let targets = self.piece_targets(u, from, self.cells[from], blocked, allowed);
+            list.push_all(from, targets);
+        }
+        list
+    }
+
+    /// Whether the move `m` of `us`, one of its pseudo-legal moves (see
+    /// [`Board::pseudo_legal_captures`]), leaves its king unattacked, i.e. is legal.
+    pub fn leaves_king_safe(&self, us: Color, m: Move) -> bool {
+        self.clone()
+            .move_is_safe(us.index(), m.from.index(), m.to.index())
     }
 
     /// Emits the moves from `from` to each point of `targets`, testing the risky ones.
@@ -423,10 +475,92 @@ impl Board {
         list
     }
 
+    /// The legal captures of `us` on this board: the legal moves that end on an enemy
+    /// piece (for quiescence search; cheaper than filtering [`Board::legal_moves`]).
+    pub fn legal_captures(&self, us: Color) -> MoveList {
+        let mut list = MoveList::new();
+        let them = self.occ[(!us).index()];
+        self.clone().generate_to(us, them, &mut list);
+        list
+    }
+
     /// The number of legal moves of `us` on this board.
     pub fn count_legal(&mut self, us: Color) -> u64 {
         let mut c = Counter(0);
         self.generate(us, &mut c);
         c.0
+    }
+}
+
+impl crate::Position {
+    /// The legal captures of the side to move (the legal moves that take a piece), in
+    /// the order [`crate::Position::legal_moves`] lists them.
+    pub fn legal_captures(&self) -> MoveList {
+        self.board.legal_captures(self.turn)
+    }
+
+    /// The pseudo-legal captures of the side to move (see
+    /// [`Board::pseudo_legal_captures`]): the legal ones, in the same order, and perhaps
+    /// some that leave its king attacked.
+    pub fn pseudo_legal_captures(&self) -> MoveList {
+        self.board.pseudo_legal_captures(self.turn)
+    }
+
+    /// Whether `m`, a pseudo-legal move of the side to move, is legal (does not leave
+    /// its king attacked).
+    pub fn leaves_king_safe(&self, m: Move) -> bool {
+        self.board.leaves_king_safe(self.turn, m)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::{Position, Reveals};
+
+    #[test]
+    fn captures_are_exactly_the_legal_moves_that_take_a_piece() {
+        let fens = [
+            crate::START_FEN,
+            "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - 0 1",
+            // In check from a rook; captures and blocks mixed.
+            "4k4/9/9/9/9/9/9/9/4r4/3RK4 w - - 0 1",
+            // A cannon screen on the king's file, pinned pieces, face-down pieces.
+            "1p1xkxxb1/9/4p2x1/x1x3x1x/9/4p4/X1X3X1X/1n2C4/3P5/X2XKXXXX w A1B2N1R2C1P3a1b1n1r2c2p1 a1p1 4 7",
+            "R4C3/3kpbN2/4p4/8x/p1r1c4/4B4/X8/3rP4/9/3XKX1A1 w A1N1R1n1 B1C1P2b1p2 4 32",
+        ];
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        for fen in fens {
+            let mut pos = Position::from_fen(fen).unwrap();
+            // Walk a pseudo-random line, comparing at every position.
+            for _ in 0..60 {
+                let all = pos.legal_moves();
+                let expect: Vec<_> = all
+                    .iter()
+                    .copied()
+                    .filter(|m| pos.piece_at(m.to).is_some())
+                    .collect();
+                assert_eq!(
+                    pos.legal_captures().as_slice(),
+                    &expect[..],
+                    "{}",
+                    pos.fen()
+                );
+                let pseudo: Vec<_> = pos
+                    .pseudo_legal_captures()
+                    .iter()
+                    .copied()
+                    .filter(|&m| pos.leaves_king_safe(m))
+                    .collect();
+                assert_eq!(pseudo, expect, "{}", pos.fen());
+                if all.is_empty() {
+                    break;
+                }
+                seed ^= seed << 13;
+                seed ^= seed >> 7;
+                seed ^= seed << 17;
+                let m = all[(seed % all.len() as u64) as usize];
+                pos.play_unchecked(m, Reveals::NONE);
+            }
+        }
     }
 }
