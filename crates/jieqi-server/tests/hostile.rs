@@ -189,8 +189,19 @@ async fn hostile_messages_get_errors_and_change_nothing() {
     let ev = move_event(&mut red, 1).await;
     assert_eq!(ev["d"]["ply"]["from"], "e3");
     assert!(ev["d"]["ply"]["reveal"].is_string());
+    // Black's reply: any legal move of a face-down piece (Red's reveal may be a cannon
+    // checking down the e-file, so a fixed move could be illegal), with a suffix guess.
+    let s = sync(&mut black).await;
+    let mv = s["d"]["legal"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m.as_str().unwrap())
+        .find(|m| !m.starts_with("e9"))
+        .expect("a face-down piece can move")
+        .to_string();
     black
-        .send("move", json!({"uci": "e6e5N"}), None)
+        .send("move", json!({"uci": format!("{mv}N")}), None)
         .await
         .unwrap();
     move_event(&mut black, 2).await;
