@@ -269,7 +269,7 @@ async fn duplicate_swiss_from_join_links_to_verified_deals() {
     // Board 1's players now get the deal with the end of their game.
     let seat = links[r1[0].0 as usize].strip_prefix("/game/").unwrap();
     let (_, tok) = seat.split_once("?seat=").unwrap();
-    let (mut back, st) = join(addr, &g1, Some(tok)).await;
+    let (back, st) = join(addr, &g1, Some(tok)).await;
     assert_eq!(st["d"]["end"]["withheld"], false, "{st}");
     assert_eq!(st["d"]["end"]["deal"], deal);
     assert_eq!(st["d"]["end"]["commitment_ok"], true);
