@@ -349,8 +349,7 @@ fn search_signature(s: &Session) -> (String, String) {
         .lines()
         .into_iter()
         .skip(n)
-        .filter(|l| l.starts_with("info depth 1 "))
-        .last()
+        .rfind(|l| l.starts_with("info depth 1 "))
         .expect("a depth-1 info line");
     let field = |f: &str| {
         info.split(f)
