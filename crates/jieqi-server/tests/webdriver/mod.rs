@@ -1,0 +1,369 @@
+//! W3C WebDriver helpers shared by the headless-Chromium tests (`browser.rs`,
+//! `tournament_browser.rs`): chromedriver and Chromium found on the machine, a tiny
+//! HTTP client, and a `Browser` session with the calls the tests use.
+
+#![allow(dead_code)]
+
+use std::io::{Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+pub const ELEMENT_KEY: &str = "element-6066-11e4-a52e-4f735466cecf";
+
+/// The longest wait for something the page should show: generous, because CI runs the
+/// whole workspace's tests at once on two cores. Never a speed assertion.
+pub const WAIT: Duration = Duration::from_secs(40);
+
+/// A running chromedriver, killed on drop.
+pub struct Driver {
+    child: Child,
+    port: u16,
+}
+
+impl Drop for Driver {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+pub fn free_port() -> u16 {
+    let l = TcpListener::bind("127.0.0.1:0").expect("bind an ephemeral port");
+    l.local_addr().expect("local address").port()
+}
+
+pub fn tool(env: &str, default: &str, package: &str) -> PathBuf {
+    let path = std::env::var_os(env).map_or_else(|| PathBuf::from(default), PathBuf::from);
+    assert!(
+        path.exists(),
+        "{} not found at {} (set {env} to its path): install the Debian package `{package}` \
+         (apt-get install chromium chromium-driver) — the browser test cannot run without it",
+        package,
+        path.display()
+    );
+    path
+}
+
+/// One HTTP/1.1 request to `port` on loopback; returns (status, body).
+pub fn http(
+    port: u16,
+    method: &str,
+    path: &str,
+    body: Option<&Value>,
+) -> std::io::Result<(u16, Vec<u8>)> {
+    let mut s = TcpStream::connect(("127.0.0.1", port))?;
+    s.set_read_timeout(Some(Duration::from_secs(60)))?;
+    let payload = body.map(Value::to_string).unwrap_or_default();
+    let mut req =
+        format!("{method} {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n");
+    if body.is_some() {
+        req.push_str("Content-Type: application/json; charset=utf-8\r\n");
+    }
+    req.push_str(&format!("Content-Length: {}\r\n\r\n", payload.len()));
+    s.write_all(req.as_bytes())?;
+    s.write_all(payload.as_bytes())?;
+    // Read the head, then exactly Content-Length bytes (chromedriver keeps connections
+    // open whatever `Connection: close` says), or to the end for chunked/unsized bodies.
+    let mut raw = Vec::new();
+    let mut buf = [0u8; 8192];
+    let split = loop {
+        if let Some(p) = raw.windows(4).position(|w| w == b"\r\n\r\n") {
+            break p;
+        }
+        let n = s.read(&mut buf)?;
+        if n == 0 {
+            return Err(std::io::Error::other(
+                "connection closed before the end of the HTTP headers",
+            ));
+        }
+        raw.extend_from_slice(&buf[..n]);
+    };
+    let head = String::from_utf8_lossy(&raw[..split]).to_string();
+    let mut rest = raw[split + 4..].to_vec();
+    let status: u16 = head
+        .split_whitespace()
+        .nth(1)
+        .and_then(|c| c.parse().ok())
+        .ok_or_else(|| std::io::Error::other(format!("bad status line: {head}")))?;
+    let lower = head.to_ascii_lowercase();
+    let length = lower
+        .lines()
+        .find_map(|l| l.strip_prefix("content-length:"))
+        .and_then(|v| v.trim().parse::<usize>().ok());
+    match length {
+        Some(len) => {
+            while rest.len() < len {
+                let n = s.read(&mut buf)?;
+                if n == 0 {
+                    break;
+                }
+                rest.extend_from_slice(&buf[..n]);
+            }
+            rest.truncate(len);
+        }
+        None => {
+            s.read_to_end(&mut rest)?;
+            if lower.contains("transfer-encoding: chunked") {
+                rest = dechunk(&rest);
+            }
+        }
+    }
+    Ok((status, rest))
+}
+
+pub fn dechunk(mut data: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    while let Some(eol) = data.windows(2).position(|w| w == b"\r\n") {
+        let size =
+            usize::from_str_radix(String::from_utf8_lossy(&data[..eol]).trim(), 16).unwrap_or(0);
+        if size == 0 {
+            break;
+        }
+        let start = eol + 2;
+        out.extend_from_slice(&data[start..(start + size).min(data.len())]);
+        data = &data[(start + size + 2).min(data.len())..];
+    }
+    out
+}
+
+/// A WebDriver session.
+pub struct Browser {
+    port: u16,
+    session: String,
+}
+
+impl Browser {
+    pub fn cmd(&self, method: &str, path: &str, body: Option<Value>) -> Result<Value, String> {
+        let url = format!("/session/{}{path}", self.session);
+        let (status, bytes) = http(self.port, method, &url, body.as_ref())
+            .map_err(|e| format!("{method} {path}: {e}"))?;
+        let v: Value = serde_json::from_slice(&bytes)
+            .map_err(|e| format!("{method} {path}: bad JSON ({e})"))?;
+        if status != 200 {
+            return Err(format!("{method} {path}: HTTP {status}: {}", v["value"]));
+        }
+        Ok(v["value"].clone())
+    }
+
+    pub fn goto(&self, url: &str) {
+        self.cmd("POST", "/url", Some(json!({ "url": url })))
+            .expect("navigate");
+    }
+
+    pub fn script(&self, js: &str, args: Value) -> Value {
+        self.cmd(
+            "POST",
+            "/execute/sync",
+            Some(json!({ "script": js, "args": args })),
+        )
+        .unwrap_or_else(|e| panic!("script failed: {e}\n{js}"))
+    }
+
+    pub fn find(&self, css: &str) -> Option<String> {
+        self.cmd(
+            "POST",
+            "/element",
+            Some(json!({ "using": "css selector", "value": css })),
+        )
+        .ok()
+        .and_then(|v| v[ELEMENT_KEY].as_str().map(str::to_string))
+    }
+
+    pub fn click(&self, css: &str) {
+        // The page redraws panels when events arrive (presence, moves): an element found
+        // just before such a redraw is stale, so find it again and retry.
+        let mut last = String::new();
+        for _ in 0..10 {
+            let id = self
+                .find(css)
+                .unwrap_or_else(|| self.fail(&format!("no element {css}")));
+            match self.cmd("POST", &format!("/element/{id}/click"), Some(json!({}))) {
+                Ok(_) => return,
+                Err(e) if e.contains("stale element") => {
+                    last = e;
+                    std::thread::sleep(Duration::from_millis(100));
+                }
+                Err(e) => self.fail(&format!("click {css}: {e}")),
+            }
+        }
+        self.fail(&format!("click {css}: {last}"))
+    }
+
+    pub fn text(&self, css: &str) -> String {
+        self.script(
+            "const e = document.querySelector(arguments[0]); return e ? e.textContent : null;",
+            json!([css]),
+        )
+        .as_str()
+        .unwrap_or_default()
+        .to_string()
+    }
+
+    /// Wait until the script returns true.
+    pub fn wait(&self, what: &str, js: &str, args: Value, timeout: Duration) {
+        let start = Instant::now();
+        loop {
+            if self.script(js, args.clone()) == Value::Bool(true) {
+                return;
+            }
+            if start.elapsed() > timeout {
+                self.fail(&format!("timed out waiting for {what}"));
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+
+    pub fn wait_for(&self, css: &str) {
+        self.wait(
+            css,
+            "return document.querySelector(arguments[0]) !== null;",
+            json!([css]),
+            WAIT,
+        );
+    }
+
+    /// Fail with a screenshot and the page's text, to see what the browser saw.
+    pub fn fail(&self, msg: &str) -> ! {
+        let shot = std::env::temp_dir().join("jieqi-browser-failure.png");
+        if let Ok(v) = self.cmd("GET", "/screenshot", None)
+            && let Some(b64) = v.as_str()
+        {
+            let _ = std::fs::write(&shot, base64_decode(b64));
+        }
+        let body = self
+            .cmd(
+                "POST",
+                "/execute/sync",
+                Some(json!({ "script": "return document.body.innerText;", "args": [] })),
+            )
+            .unwrap_or_default();
+        panic!("{msg}\npage text:\n{body}\nscreenshot: {}", shot.display());
+    }
+
+    /// With `JIEQI_BROWSER_SHOTS=DIR`, save a screenshot `DIR/NAME.png` (to look at the UI).
+    pub fn shot(&self, name: &str) {
+        let Some(dir) = std::env::var_os("JIEQI_BROWSER_SHOTS") else {
+            return;
+        };
+        let v = self.cmd("GET", "/screenshot", None).expect("screenshot");
+        let png = base64_decode(v.as_str().expect("base64 screenshot"));
+        std::fs::write(Path::new(&dir).join(format!("{name}.png")), png)
+            .expect("write the screenshot");
+    }
+
+    /// Errors the page logged to the console (uncaught exceptions, failed loads).
+    pub fn console_errors(&self) -> Vec<String> {
+        let logs = self
+            .cmd("POST", "/se/log", Some(json!({ "type": "browser" })))
+            .unwrap_or_else(|e| self.fail(&format!("cannot read the console log: {e}")));
+        logs.as_array()
+            .map(|a| {
+                a.iter()
+                    .filter(|e| e["level"] == "SEVERE")
+                    // The replay page probes the record route, which may not exist yet
+                    // (docs/protocol.md §2.7): its 404 is expected, not an error.
+                    .filter(|e| {
+                        !e["message"]
+                            .as_str()
+                            .is_some_and(|m| m.contains("/record?format="))
+                    })
+                    .map(|e| e["message"].to_string())
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
+    pub fn quit(self) {
+        let _ = http(
+            self.port,
+            "DELETE",
+            &format!("/session/{}", self.session),
+            None,
+        );
+    }
+}
+
+pub fn base64_decode(s: &str) -> Vec<u8> {
+    let val = |c: u8| match c {
+        b'A'..=b'Z' => Some(c - b'A'),
+        b'a'..=b'z' => Some(c - b'a' + 26),
+        b'0'..=b'9' => Some(c - b'0' + 52),
+        b'+' => Some(62),
+        b'/' => Some(63),
+        _ => None,
+    };
+    let digits: Vec<u8> = s.bytes().filter_map(val).collect();
+    let mut out = Vec::with_capacity(digits.len() * 3 / 4);
+    for chunk in digits.chunks(4) {
+        let mut n = 0u32;
+        for (i, d) in chunk.iter().enumerate() {
+            n |= u32::from(*d) << (18 - 6 * i);
+        }
+        let bytes = [(n >> 16) as u8, (n >> 8) as u8, n as u8];
+        out.extend_from_slice(&bytes[..chunk.len().saturating_sub(1)]);
+    }
+    out
+}
+
+pub fn start_driver(driver: &Path) -> Driver {
+    let port = free_port();
+    let child = Command::new(driver)
+        .arg(format!("--port={port}"))
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap_or_else(|e| panic!("cannot start {}: {e}", driver.display()));
+    let d = Driver { child, port };
+    let start = Instant::now();
+    loop {
+        if let Ok((200, body)) = http(port, "GET", "/status", None)
+            && serde_json::from_slice::<Value>(&body).is_ok_and(|v| v["value"]["ready"] == true)
+        {
+            return d;
+        }
+        assert!(start.elapsed() < WAIT, "chromedriver did not become ready");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+pub fn new_session(driver: &Driver, chromium: &Path, profile: &Path) -> Browser {
+    let caps = json!({
+        "capabilities": { "alwaysMatch": {
+            "browserName": "chrome",
+            "goog:loggingPrefs": { "browser": "ALL" },
+            "goog:chromeOptions": {
+                "binary": chromium.to_string_lossy(),
+                "args": [
+                    "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                    "--no-first-run", "--disable-background-networking", "--disable-component-update",
+                    "--disable-sync", "--window-size=1280,900", "--lang=en-US",
+                    format!("--user-data-dir={}", profile.display()),
+                ],
+            },
+        }},
+    });
+    let (status, body) =
+        http(driver.port, "POST", "/session", Some(&caps)).expect("create a WebDriver session");
+    let v: Value = serde_json::from_slice(&body).expect("session JSON");
+    assert_eq!(status, 200, "chromedriver refused the session: {v}");
+    let session = v["value"]["sessionId"]
+        .as_str()
+        .expect("session id")
+        .to_string();
+    Browser {
+        port: driver.port,
+        session,
+    }
+}
+
+pub fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("tokio runtime")
+}
