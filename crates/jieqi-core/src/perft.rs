@@ -24,27 +24,42 @@ pub fn perft(pos: &Position, depth: u32, mode: Mode<'_>) -> u64 {
 
 /// The leaf count below each root move (children of one move summed over reveals).
 pub fn divide(pos: &Position, depth: u32, mode: Mode<'_>) -> Vec<(Move, u64)> {
+    let mut out = Vec::new();
+    divide_each(pos, depth, mode, &mut |m, n| {
+        out.push((m, n));
+        true
+    });
+    out
+}
+
+/// As [`divide`], handing each root move's count to `each` as soon as it is known;
+/// stops early (before the next root move) when `each` returns false.
+pub fn divide_each(
+    pos: &Position,
+    depth: u32,
+    mode: Mode<'_>,
+    each: &mut dyn FnMut(Move, u64) -> bool,
+) {
     let mut pos = pos.clone();
     let moves = pos.legal_moves();
-    moves
-        .iter()
-        .map(|&m| {
-            let n = if depth == 0 {
-                1
-            } else {
-                children(&mut pos, m, mode)
-                    .iter()
-                    .map(|&rv| {
-                        let undo = pos.play_unchecked(m, rv);
-                        let n = count(&mut pos, depth - 1, mode);
-                        pos.unplay(undo);
-                        n
-                    })
-                    .sum()
-            };
-            (m, n)
-        })
-        .collect()
+    for &m in moves.iter() {
+        let n = if depth == 0 {
+            1
+        } else {
+            children(&mut pos, m, mode)
+                .iter()
+                .map(|&rv| {
+                    let undo = pos.play_unchecked(m, rv);
+                    let n = count(&mut pos, depth - 1, mode);
+                    pos.unplay(undo);
+                    n
+                })
+                .sum()
+        };
+        if !each(m, n) {
+            return;
+        }
+    }
 }
 
 /// The ways a move can turn out under `mode`.

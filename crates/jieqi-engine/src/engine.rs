@@ -7,6 +7,7 @@ use std::time::{Duration, Instant};
 
 use jieqi_core::{Move, Position};
 
+use crate::busy::Busy;
 use crate::eval::Params;
 use crate::features::Features;
 use crate::search::{INF, MATE, MATE_BOUND, MAX_PLY, RootMove, Searcher, Shared};
@@ -81,6 +82,11 @@ pub struct Limits {
     pub movestogo: Option<u32>,
     /// Search until stopped (the result only comes after the stop flag is set).
     pub infinite: bool,
+    /// Search only these root moves (all legal moves when empty; illegal ones are
+    /// ignored).
+    pub searchmoves: Vec<Move>,
+    /// The text of `go searchmoves` before it is read against the position (UCI).
+    pub searchmoves_text: Vec<String>,
 }
 
 impl Limits {
@@ -311,32 +317,28 @@ impl Engine {
         let b = budget(limits, pos.turn(), self.options.move_overhead);
         let done = AtomicBool::new(false);
         let nodes = AtomicU64::new(0);
+        let threads = self.options.threads.clamp(1, 256);
+        let busy = (threads > 1).then(Busy::new);
         let shared = Shared {
             tt: &self.tt,
             stop: &self.stop,
             done: &done,
             nodes: &nodes,
             pondering: &self.pondering,
+            busy: busy.as_ref(),
         };
         let params: &Params = &self.params;
-        let threads = self.options.threads.clamp(1, 256);
         let infinite = limits.infinite;
+        let only = &limits.searchmoves[..];
         let features = self.options.features;
         let (roots, depth) = std::thread::scope(|scope| {
-            for k in 1..threads {
+            for _ in 1..threads {
                 let shared = &shared;
                 let pos = pos.clone();
                 scope.spawn(move || {
                     let mut s = Searcher::new(pos, history, shared, params, false, start, b, None);
                     s.features = features;
-                    iterate(
-                        &mut s,
-                        MAX_PLY as u32 - 10,
-                        1,
-                        1 + (k as u32 & 1),
-                        None,
-                        infinite,
-                    );
+                    iterate(&mut s, MAX_PLY as u32 - 10, 1, None, infinite, only);
                     s.flush_nodes();
                 });
             }
@@ -351,7 +353,7 @@ impl Engine {
                 limits.nodes,
             );
             s.features = features;
-            let out = iterate(&mut s, max_depth, multipv, 1, Some(info), infinite);
+            let out = iterate(&mut s, max_depth, multipv, Some(info), infinite, only);
             s.flush_nodes();
             // An infinite or ponder search reports only once told to stop.
             while (infinite || shared.pondering.load(Ordering::Relaxed))
@@ -395,19 +397,23 @@ impl Engine {
 }
 
 /// Iterative deepening on one thread; returns the root moves of the last completed
-/// depth (or the ordered moves if none completed) and that depth.
+/// depth (or the ordered moves if none completed) and that depth. Only the moves in
+/// `only` are searched, if any of them is legal.
 fn iterate(
     s: &mut Searcher<'_>,
     max_depth: u32,
     multipv: usize,
-    first_depth: u32,
     mut info: Option<&mut dyn FnMut(&Info)>,
     infinite: bool,
+    only: &[Move],
 ) -> (Vec<RootMove>, u32) {
     let mut roots = s.root_moves();
+    if roots.iter().any(|r| only.contains(&r.mv)) {
+        roots.retain(|r| only.contains(&r.mv));
+    }
     let mut completed = (roots.clone(), 0);
     let soft = s.budget().soft;
-    for depth in first_depth..=max_depth {
+    for depth in 1..=max_depth {
         Searcher::new_iteration(&mut roots);
         let lines = multipv.min(roots.len());
         for pv_idx in 0..lines {

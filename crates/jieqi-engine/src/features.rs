@@ -34,6 +34,9 @@ pub struct Features {
     pub qs_pruning: bool,
     /// Cut-offs on transposition-table scores (the table still orders moves).
     pub tt_cutoffs: bool,
+    /// With more than one thread, work sharing: a thread defers a move another thread
+    /// is searching right now ([`crate::busy`]); off: plain Lazy SMP.
+    pub abdada: bool,
 }
 
 impl Default for Features {
@@ -52,6 +55,7 @@ impl Default for Features {
             delta_pruning: true,
             qs_pruning: true,
             tt_cutoffs: true,
+            abdada: true,
         }
     }
 }
@@ -74,6 +78,7 @@ pub const OPTIONS: &[(&str, Flag)] = &[
     ("Use DeltaPruning", |f| &mut f.delta_pruning),
     ("Use QSPruning", |f| &mut f.qs_pruning),
     ("Use TTCutoffs", |f| &mut f.tt_cutoffs),
+    ("Use ABDADA", |f| &mut f.abdada),
 ];
 
 impl Features {

@@ -28,6 +28,7 @@
 //! and `jieqi uci` call it on stdin/stdout. The dialect is in `docs/uci.md`.
 
 pub mod bench;
+pub mod busy;
 pub mod engine;
 pub mod eval;
 pub mod features;

@@ -38,6 +38,7 @@ use std::time::Instant;
 
 use jieqi_core::{Color, Move, Piece, Position, Reveals, Role};
 
+use crate::busy::Busy;
 use crate::eval::{Acc, Evaluator, Params};
 use crate::features::Features;
 use crate::time::Budget;
@@ -53,6 +54,8 @@ pub const DECISIVE: i32 = 20000;
 pub const INF: i32 = 31000;
 /// Deepest ply searched.
 pub const MAX_PLY: usize = 120;
+/// Least remaining depth at which threads share out the moves of a node.
+const ABDADA_DEPTH: i32 = 2;
 
 /// One root move with its latest score and principal variation.
 #[derive(Clone, Debug)]
@@ -81,6 +84,8 @@ pub struct Shared<'a> {
     pub nodes: &'a AtomicU64,
     /// Set while pondering: time limits do not apply yet.
     pub pondering: &'a AtomicBool,
+    /// Moves being searched by some thread, when more than one searches.
+    pub busy: Option<&'a Busy>,
 }
 
 /// The history of moves' success, per colour and (from, to).
@@ -118,6 +123,8 @@ pub struct Searcher<'a> {
     lmr: Box<[[u8; 64]; 64]>,
     /// The search features in use (all on by default).
     pub features: Features,
+    /// Moves put off because another thread was searching them ([`crate::busy`]).
+    pub deferred: u64,
 }
 
 fn move_index(m: Move) -> usize {
@@ -226,6 +233,7 @@ impl<'a> Searcher<'a> {
             aborted: false,
             lmr,
             features: Features::default(),
+            deferred: 0,
         }
     }
 
@@ -423,11 +431,18 @@ impl<'a> Searcher<'a> {
     /// face-down (see the module docs), else the negated value of the child.
     /// `depth` is the child's depth; `qs > 0` searches the child by quiescence instead,
     /// `qs` being the child's quiescence ply.
+    ///
+    /// The child is a PV node when this move's window is open (`beta - alpha > 1`),
+    /// not by the window of each outcome: Star1 opens the window of an outcome far
+    /// beyond the chance node's own (the first outcome is searched with nearly the
+    /// whole decisive range), and a zero-window search must not turn into a PV search
+    /// below a reveal (no table cut-offs, no pruning) just because of that.
     fn child(&mut self, m: Move, depth: i32, alpha: i32, beta: i32, ply: usize, qs: u32) -> i32 {
         let us = self.pos.turn();
+        let pv = beta - alpha > 1;
         if !self.pos.board().is_hidden(m.from) {
             let u = self.make(m, Reveals::NONE);
-            let v = -self.node(depth, -beta, -alpha, ply + 1, qs);
+            let v = -self.node(depth, -beta, -alpha, ply + 1, qs, pv);
             self.unmake(u);
             return v;
         }
@@ -438,7 +453,7 @@ impl<'a> Searcher<'a> {
                 captured: None,
             };
             let u = self.make(m, rv);
-            let v = -self.node(depth, -beta, -alpha, ply + 1, qs);
+            let v = -self.node(depth, -beta, -alpha, ply + 1, qs, pv);
             self.unmake(u);
             return v;
         }
@@ -468,7 +483,7 @@ impl<'a> Searcher<'a> {
                     captured: None,
                 },
             );
-            let v = -self.node(depth, -(hi as i32), -(lo as i32), ply + 1, qs);
+            let v = -self.node(depth, -(hi as i32), -(lo as i32), ply + 1, qs, pv);
             self.unmake(u);
             if self.aborted {
                 return 0;
@@ -493,24 +508,27 @@ impl<'a> Searcher<'a> {
     }
 
     #[inline]
-    fn node(&mut self, depth: i32, alpha: i32, beta: i32, ply: usize, qs: u32) -> i32 {
+    fn node(&mut self, depth: i32, alpha: i32, beta: i32, ply: usize, qs: u32, pv: bool) -> i32 {
         if qs > 0 {
             self.qsearch(alpha, beta, ply, qs)
         } else {
-            self.search(depth, alpha, beta, ply, true)
+            self.search(depth, alpha, beta, ply, pv, true)
         }
     }
 
-    /// Alpha-beta search of the current position to `depth` plies, fail-soft.
+    /// Alpha-beta search of the current position to `depth` plies, fail-soft. `pv`:
+    /// whether this is a node of the principal variation (searched with an open
+    /// window by its parent; see [`Searcher::child`]).
     pub fn search(
         &mut self,
         mut depth: i32,
         mut alpha: i32,
         mut beta: i32,
         ply: usize,
+        pv: bool,
         null_ok: bool,
     ) -> i32 {
-        let pv_node = beta - alpha > 1;
+        let pv_node = pv && beta - alpha > 1;
         self.pv_len[ply] = ply;
         if self.aborted {
             return 0;
@@ -586,7 +604,7 @@ impl<'a> Searcher<'a> {
                 let nu = self.pos.play_null();
                 self.keys.push(self.pos.hash());
                 self.checks.push(false);
-                let v = -self.search(depth - 1 - r, -beta, -beta + 1, ply + 1, false);
+                let v = -self.search(depth - 1 - r, -beta, -beta + 1, ply + 1, false, false);
                 self.keys.pop();
                 self.checks.pop();
                 self.pos.unplay_null(nu);
@@ -617,16 +635,35 @@ impl<'a> Searcher<'a> {
         let orig_alpha = alpha;
         let mut quiets_tried: [Move; 32] = [order[0]; 32];
         let mut quiet_count = 0;
-        for i in 0..n {
-            // Selection sort step: bring the best-scored remaining move to i.
-            let mut bi = i;
-            for j in i + 1..n {
-                if scores[j] > scores[bi] {
-                    bi = j;
+        // Work sharing with the other threads (see `crate::busy`): from the second move
+        // on, a move another thread is searching right now waits for a second pass.
+        let busy = match self.shared.busy {
+            Some(b) if self.features.abdada && depth >= ABDADA_DEPTH => Some(b),
+            _ => None,
+        };
+        let mut deferred = [0u8; jieqi_core::movegen::MAX_MOVES];
+        let mut n_deferred = 0;
+        let mut step = 0;
+        loop {
+            let first_pass = step < n;
+            let i = if first_pass {
+                // Selection sort step: bring the best-scored remaining move to i.
+                let i = step;
+                let mut bi = i;
+                for j in i + 1..n {
+                    if scores[j] > scores[bi] {
+                        bi = j;
+                    }
                 }
-            }
-            order.swap(i, bi);
-            scores.swap(i, bi);
+                order.swap(i, bi);
+                scores.swap(i, bi);
+                i
+            } else if step - n < n_deferred {
+                usize::from(deferred[step - n])
+            } else {
+                break;
+            };
+            step += 1;
             let m = order[i];
             let is_capture = self.pos.piece_at(m.to).is_some();
             let quiet = !is_capture;
@@ -647,6 +684,16 @@ impl<'a> Searcher<'a> {
                 {
                     continue;
                 }
+            }
+            let mark = busy.map(|_| Busy::mark_of(key, m));
+            if let (Some(b), Some(mark)) = (busy, mark) {
+                if first_pass && i > 0 && b.contains(mark) {
+                    self.deferred += 1;
+                    deferred[n_deferred] = i as u8;
+                    n_deferred += 1;
+                    continue;
+                }
+                b.enter(mark);
             }
             let v = if i == 0 {
                 self.child(m, new_depth, alpha, beta, ply, 0)
@@ -674,6 +721,9 @@ impl<'a> Searcher<'a> {
                 }
                 v
             };
+            if let (Some(b), Some(mark)) = (busy, mark) {
+                b.leave(mark);
+            }
             if self.aborted {
                 return 0;
             }
@@ -940,9 +990,35 @@ impl<'a> Searcher<'a> {
     ) -> i32 {
         let mut best = -INF;
         self.pv_len[0] = 0;
-        #[allow(clippy::needless_range_loop)]
-        for i in first..roots.len() {
+        // Work sharing as in `search`: a root move another thread is on comes last.
+        let busy = match self.shared.busy {
+            Some(b) if self.features.abdada && depth >= ABDADA_DEPTH => Some(b),
+            _ => None,
+        };
+        let key = self.pos.hash();
+        let n = roots.len();
+        let mut deferred = Vec::new();
+        let mut step = first;
+        loop {
+            let first_pass = step < n;
+            let i = if first_pass {
+                step
+            } else if step - n < deferred.len() {
+                deferred[step - n]
+            } else {
+                break;
+            };
+            step += 1;
             let m = roots[i].mv;
+            let mark = busy.map(|_| Busy::mark_of(key, m));
+            if let (Some(b), Some(mark)) = (busy, mark) {
+                if first_pass && i > first && b.contains(mark) {
+                    self.deferred += 1;
+                    deferred.push(i);
+                    continue;
+                }
+                b.enter(mark);
+            }
             self.seldepth = 0;
             let v = if i == first {
                 self.child(m, depth - 1, alpha, beta, 0, 0)
@@ -953,6 +1029,9 @@ impl<'a> Searcher<'a> {
                 }
                 v
             };
+            if let (Some(b), Some(mark)) = (busy, mark) {
+                b.leave(mark);
+            }
             if self.aborted {
                 break;
             }
@@ -1006,6 +1085,7 @@ mod tests {
             done: &done,
             nodes: &nodes,
             pondering: &pondering,
+            busy: None,
         };
         let params = Params::default();
         let budget = Budget {
@@ -1070,5 +1150,113 @@ mod tests {
         );
         let v = value(&pos, m, 2, -INF, INF);
         assert!(v.abs() <= DECISIVE);
+    }
+}
+
+#[cfg(test)]
+mod work_sharing_tests {
+    use super::*;
+
+    /// The value of `pos` searched to `depth` by an exact (order-independent) search
+    /// with `busy` as the table of moves in progress: the value, the best move, the
+    /// moves deferred and the move searched first.
+    fn exact_root(pos: &Position, depth: i32, busy: Option<&Busy>) -> (i32, Move, u64, Move) {
+        let tt = Tt::new(4);
+        let (stop, done, pondering) = (
+            AtomicBool::new(false),
+            AtomicBool::new(false),
+            AtomicBool::new(false),
+        );
+        let nodes = AtomicU64::new(0);
+        let shared = Shared {
+            tt: &tt,
+            stop: &stop,
+            done: &done,
+            nodes: &nodes,
+            pondering: &pondering,
+            busy,
+        };
+        let params = Params::default();
+        let budget = Budget {
+            soft: None,
+            hard: None,
+        };
+        let mut s = Searcher::new(
+            pos.clone(),
+            &[],
+            &shared,
+            &params,
+            true,
+            Instant::now(),
+            budget,
+            None,
+        );
+        // Without pruning, reductions and table cut-offs, the full-window value does not
+        // depend on the order the moves are searched in.
+        let mut f = Features::default();
+        for (name, _) in crate::features::OPTIONS {
+            f.set(name, false);
+        }
+        f.quiescence = true;
+        f.abdada = true;
+        s.features = f;
+        let mut roots = s.root_moves();
+        let first = roots[0].mv;
+        let v = s.search_root(&mut roots, 0, depth, -INF, INF);
+        (v, roots[0].mv, s.deferred, first)
+    }
+
+    /// Marks, as if another thread were searching them, every move of `pos` and every
+    /// move of each position one move (and reveal) later.
+    fn mark_two_plies(pos: &Position, busy: &Busy) {
+        let mut pos = pos.clone();
+        for m in pos.legal_moves().iter().copied() {
+            busy.enter(Busy::mark_of(pos.hash(), m));
+            let (outcomes, n) = reveal_outcomes(&pos, pos.turn());
+            let hidden = pos.board().is_hidden(m.from);
+            let movers: Vec<Option<Role>> = if hidden && n > 0 {
+                outcomes[..n].iter().map(|o| Some(o.0)).collect()
+            } else {
+                vec![None]
+            };
+            for mover in movers {
+                let rv = Reveals {
+                    mover,
+                    captured: None,
+                };
+                let u = pos.play_unchecked(m, rv);
+                for &reply in pos.legal_moves().iter() {
+                    busy.enter(Busy::mark_of(pos.hash(), reply));
+                }
+                pos.unplay(u);
+            }
+        }
+    }
+
+    #[test]
+    fn deferred_moves_are_searched_in_the_second_pass() {
+        // Endgames where the move searched first is not the best, so a search that
+        // dropped the moves it deferred would find another value or move.
+        let mut tested = 0;
+        for fen in crate::bench::ENDGAMES {
+            let pos = Position::from_fen(fen).unwrap();
+            let (exact, best, none_deferred, first) = exact_root(&pos, 3, None);
+            assert_eq!(none_deferred, 0);
+            if best == first {
+                continue;
+            }
+            let busy = Busy::new();
+            mark_two_plies(&pos, &busy);
+            let (v, shared_best, deferred, _) = exact_root(&pos, 3, Some(&busy));
+            assert_eq!(v, exact, "{fen}");
+            assert_eq!(shared_best, best, "{fen}");
+            // The marks took effect: moves were put off to the second pass.
+            assert!(deferred > 0, "{fen}");
+            tested += 1;
+        }
+        assert!(
+            tested > 0,
+            "no endgame has a best move other than the first searched"
+        );
     }
 }

@@ -12,8 +12,8 @@ use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use jieqi_core::perft::{Mode, divide};
-use jieqi_core::{Position, UciMove};
+use jieqi_core::perft::{Mode, divide_each};
+use jieqi_core::{Move, Position, UciMove};
 
 use crate::engine::{Engine, Info, Limits, Options};
 
@@ -47,10 +47,18 @@ where
     R: BufRead + Send + 'static,
     W: Write + Send + 'static,
 {
-    let (tx, rx) = mpsc::channel::<String>();
+    let (tx, rx) = mpsc::channel::<Option<String>>();
     let reader = std::thread::spawn(move || {
-        for line in input.lines() {
-            let Ok(line) = line else { break };
+        let mut input = input;
+        let mut buf = Vec::new();
+        loop {
+            buf.clear();
+            match input.read_until(b'\n', &mut buf) {
+                Ok(0) | Err(_) => break,
+                Ok(_) => {}
+            }
+            // A line that is not UTF-8 is reported and skipped, not the end of input.
+            let line = String::from_utf8(std::mem::take(&mut buf)).ok();
             if tx.send(line).is_err() {
                 break;
             }
@@ -69,6 +77,10 @@ where
         history: Vec::new(),
     };
     for line in rx.iter() {
+        let Some(line) = line else {
+            st.error("input line is not UTF-8; ignored");
+            continue;
+        };
         if !st.command(line.trim()) {
             break;
         }
@@ -193,9 +205,8 @@ impl State {
         let value = vpos.map(|i| args[i + 1..].join(" ")).unwrap_or_default();
         let mut o = self.options.clone();
         let spin = |min: i64, max: i64| -> Result<i64, String> {
-            value
-                .parse::<i64>()
-                .map_err(|_| format!("option {name}: {value:?} is not a number"))
+            parse_int(&value)
+                .ok_or_else(|| format!("option {name}: {value:?} is not a number"))
                 .map(|v| v.clamp(min, max))
         };
         let check = || -> Result<bool, String> {
@@ -278,10 +289,13 @@ impl State {
         if args.first() == Some(&"perft") {
             return self.perft(args.get(1).copied());
         }
-        let (limits, ponder) = match parse_go(args) {
+        let (mut limits, ponder) = match parse_go(args) {
             Ok(x) => x,
             Err(e) => return self.error(&format!("{e}; go ignored")),
         };
+        if let Err(e) = resolve_searchmoves(&mut limits, &self.position) {
+            return self.error(&format!("{e}; go ignored"));
+        }
         self.finish_search(true);
         let mut engine = self.engine.take().expect("engine is idle");
         engine.clear_stop();
@@ -320,6 +334,8 @@ impl State {
         }
     }
 
+    /// `go perft N` on the search thread: `isready` is answered meanwhile and `stop`
+    /// ends the count after the current root move.
     fn perft(&mut self, depth: Option<&str>) {
         let Some(depth) = depth.and_then(|d| d.parse::<u32>().ok()) else {
             return self.error("go perft needs a depth: go perft N");
@@ -328,18 +344,37 @@ impl State {
             return self.error("go perft depth is limited to 8");
         }
         self.finish_search(true);
-        let start = Instant::now();
-        let mut total = 0;
-        for (m, n) in divide(&self.position, depth, Mode::Chance) {
-            self.say(&format!("{m}: {n}"));
-            total += n;
+        let engine = self.engine.take().expect("engine is idle");
+        engine.clear_stop();
+        let stop = engine.stop_flag();
+        let pos = self.position.clone();
+        let out = Arc::clone(&self.out);
+        let handle = std::thread::Builder::new()
+            .name("perft".into())
+            .spawn(move || {
+                let start = Instant::now();
+                let mut total = 0;
+                let mut stopped = false;
+                divide_each(&pos, depth, Mode::Chance, &mut |m, n| {
+                    say(&out, &format!("{m}: {n}"));
+                    total += n;
+                    stopped = stop.load(Ordering::Relaxed);
+                    !stopped
+                });
+                let ms = start.elapsed().as_millis();
+                say(&out, "");
+                say(&out, &format!("Nodes searched: {total}"));
+                let note = if stopped { " stopped" } else { "" };
+                say(
+                    &out,
+                    &format!("info string perft {depth} (chance) nodes {total} time {ms}{note}"),
+                );
+                engine
+            });
+        match handle {
+            Ok(h) => self.search = Some(h),
+            Err(e) => self.error(&format!("cannot start the perft thread: {e}")),
         }
-        let ms = start.elapsed().as_millis();
-        self.say("");
-        self.say(&format!("Nodes searched: {total}"));
-        self.say(&format!(
-            "info string perft {depth} (chance) nodes {total} time {ms}"
-        ));
     }
 }
 
@@ -396,22 +431,54 @@ pub fn parse_position(args: &[&str]) -> Result<(Position, Vec<u64>), String> {
     Ok((pos, history))
 }
 
-/// Reads the arguments of `go` (not `perft`); the flag says `ponder`.
+/// An integer as the GUIs write it; a number too large for `i64` saturates (a clock
+/// of 10^20 ms is simply a very long one).
+fn parse_int(text: &str) -> Option<i64> {
+    if let Ok(v) = text.parse::<i64>() {
+        return Some(v);
+    }
+    let (negative, digits) = match text.strip_prefix('-') {
+        Some(d) => (true, d),
+        None => (false, text.strip_prefix('+').unwrap_or(text)),
+    };
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    Some(if negative { i64::MIN } else { i64::MAX })
+}
+
+/// The words of `go` that start a new argument (they end a `searchmoves` list).
+const GO_WORDS: &[&str] = &[
+    "wtime",
+    "btime",
+    "winc",
+    "binc",
+    "movestogo",
+    "movetime",
+    "depth",
+    "nodes",
+    "infinite",
+    "ponder",
+    "mate",
+    "searchmoves",
+];
+
+/// Reads the arguments of `go` (not `perft`); the flag says `ponder`. The moves of
+/// `searchmoves` are kept as text in [`Limits::searchmoves_text`] until
+/// [`resolve_searchmoves`] reads them against the position.
 pub fn parse_go(args: &[&str]) -> Result<(Limits, bool), String> {
     let mut l = Limits::default();
     let mut ponder = false;
-    let mut it = args.iter();
+    let mut it = args.iter().peekable();
     let ms = |v: Option<&&str>, name: &str| -> Result<Duration, String> {
         let v = v.ok_or_else(|| format!("go {name} needs a value"))?;
-        let n: i64 = v
-            .parse()
-            .map_err(|_| format!("go {name}: {v:?} is not a number"))?;
+        let n = parse_int(v).ok_or_else(|| format!("go {name}: {v:?} is not a number"))?;
         Ok(Duration::from_millis(n.max(0) as u64))
     };
     let num = |v: Option<&&str>, name: &str| -> Result<u64, String> {
         let v = v.ok_or_else(|| format!("go {name} needs a value"))?;
-        v.parse::<u64>()
-            .map_err(|_| format!("go {name}: {v:?} is not a number"))
+        let n = parse_int(v).ok_or_else(|| format!("go {name}: {v:?} is not a number"))?;
+        Ok(n.max(0) as u64)
     };
     while let Some(&w) = it.next() {
         match w {
@@ -427,12 +494,41 @@ pub fn parse_go(args: &[&str]) -> Result<(Limits, bool), String> {
             "ponder" => ponder = true,
             "mate" => {
                 // Searched as a depth limit of 2n plies.
-                l.depth = Some((num(it.next(), w)? * 2).clamp(1, 100) as u32);
+                l.depth = Some(num(it.next(), w)?.saturating_mul(2).clamp(1, 100) as u32);
+            }
+            "searchmoves" => {
+                while let Some(&&m) = it.peek() {
+                    if GO_WORDS.contains(&m) {
+                        break;
+                    }
+                    l.searchmoves_text.push(m.to_string());
+                    it.next();
+                }
+                if l.searchmoves_text.is_empty() {
+                    return Err("go searchmoves needs at least one move".into());
+                }
             }
             _ => return Err(format!("unknown go argument {w:?}")),
         }
     }
     Ok((l, ponder))
+}
+
+/// Reads the moves of `go searchmoves` against `pos` into [`Limits::searchmoves`]: each
+/// must be a legal move there, with or without its suffix letters.
+pub fn resolve_searchmoves(l: &mut Limits, pos: &Position) -> Result<(), String> {
+    for text in &l.searchmoves_text {
+        let um = UciMove::parse(text).map_err(|e| format!("bad move {text:?}: {e}"))?;
+        let m = Move::new(um.from, um.to);
+        if !pos.is_legal(m) {
+            return Err(format!(
+                "searchmoves: {text:?} is not a legal move in {}",
+                pos.fen()
+            ));
+        }
+        l.searchmoves.push(m);
+    }
+    Ok(())
 }
 
 /// The evaluation parameters named by the `EvalFile` option: a file written by

@@ -467,3 +467,193 @@ fn feature_toggles_are_options_that_change_the_search() {
     assert!(err.contains("not true or false"), "{err}");
     s.quit();
 }
+
+impl Session {
+    fn send_bytes(&self, bytes: &[u8]) {
+        self.tx.as_ref().unwrap().send(bytes.to_vec()).unwrap();
+    }
+
+    /// Sends `isready` and waits for its answer; returns the lines up to it.
+    fn sync(&self) -> Vec<String> {
+        let n = self.lines().len();
+        self.send("isready");
+        self.wait_for("readyok", n);
+        self.lines()
+    }
+}
+
+#[test]
+fn a_line_that_is_not_utf8_is_reported_and_skipped() {
+    let s = Session::start();
+    s.send_bytes(b"isready\n\xc3\x28 go\nposition startpos\n");
+    s.send("go depth 1");
+    let best = s.wait_for("bestmove ", 0);
+    let lines = s.lines();
+    assert!(
+        lines
+            .iter()
+            .any(|l| l == "info string error input line is not UTF-8; ignored"),
+        "{lines:?}"
+    );
+    assert_eq!(lines.iter().filter(|l| *l == "readyok").count(), 1);
+    assert!(best.starts_with("bestmove "));
+    s.quit();
+}
+
+#[test]
+fn huge_numbers_saturate_and_still_give_a_bestmove() {
+    let s = Session::start();
+    s.send("setoption name Skill Level value 999999999999999999999");
+    s.send("position startpos");
+    s.send("go wtime 99999999999999999999999 btime 18446744073709551615 winc 0 binc 0 depth 2");
+    let best = s.wait_for("bestmove ", 0);
+    let lines = s.lines();
+    assert!(!lines.iter().any(|l| l.contains("error")), "{lines:?}");
+    let m = UciMove::parse(best.split_whitespace().nth(1).unwrap()).unwrap();
+    assert!(Position::start().is_legal(m.to_plain()));
+    s.quit();
+}
+
+#[test]
+fn searchmoves_limits_the_root_moves() {
+    let s = Session::start();
+    s.send("position startpos");
+    // Neither is the move the engine would choose unrestricted at depth 1 for sure,
+    // so check the answer is one of them over several choices.
+    for (only, allowed) in [
+        ("a3a4", vec!["a3a4"]),
+        ("i0i1 b2b9 depth 2", vec!["i0i1", "b2b9"]),
+    ] {
+        let n = s.lines().len();
+        s.send(&format!("go searchmoves {only} depth 2"));
+        let best = s.wait_for("bestmove ", n);
+        let mv = best.split_whitespace().nth(1).unwrap();
+        assert!(allowed.contains(&mv), "{only}: {best}");
+        for l in s
+            .lines()
+            .iter()
+            .skip(n)
+            .filter(|l| l.starts_with("info depth"))
+        {
+            let pv_first = l.split(" pv ").nth(1).unwrap().split(' ').next().unwrap();
+            assert!(allowed.contains(&&pv_first[..4]), "{l}");
+        }
+    }
+    let n = s.lines().len();
+    s.send("go searchmoves e0e5 depth 1");
+    let lines = s.sync();
+    assert!(
+        lines[n..]
+            .iter()
+            .any(|l| l.starts_with("info string error searchmoves")),
+        "{lines:?}"
+    );
+    assert!(!lines[n..].iter().any(|l| l.starts_with("bestmove")));
+    s.quit();
+}
+
+#[test]
+fn perft_runs_beside_the_command_loop_and_stops() {
+    let s = Session::start();
+    s.send("position startpos");
+    // Depth 4 of the start in chance mode takes seconds (every first move reveals).
+    s.send("go perft 4");
+    let lines = s.sync();
+    assert!(
+        !lines.iter().any(|l| l.starts_with("Nodes searched")),
+        "isready waited for the perft"
+    );
+    s.send("stop");
+    let end = s.wait_for("info string perft 4", 0);
+    assert!(end.ends_with(" stopped"), "{end}");
+    // Then a normal search.
+    let n = s.lines().len();
+    s.send("go depth 1");
+    s.wait_for("bestmove ", n);
+    s.quit();
+}
+
+#[test]
+fn multipv_reports_distinct_lines() {
+    let s = Session::start();
+    s.send("setoption name MultiPV value 3");
+    s.send("position startpos");
+    s.send("go depth 2");
+    s.wait_for("bestmove ", 0);
+    let lines = s.lines();
+    let depth2: Vec<&String> = lines
+        .iter()
+        .filter(|l| l.starts_with("info depth 2 "))
+        .collect();
+    assert_eq!(depth2.len(), 3, "{lines:?}");
+    let mut firsts = Vec::new();
+    for (i, l) in depth2.iter().enumerate() {
+        assert!(l.contains(&format!(" multipv {} ", i + 1)), "{l}");
+        firsts.push(l.split(" pv ").nth(1).unwrap().split(' ').next().unwrap());
+    }
+    firsts.sort();
+    firsts.dedup();
+    assert_eq!(firsts.len(), 3, "{depth2:?}");
+    s.quit();
+}
+
+#[test]
+fn a_mate_is_reported_as_score_mate() {
+    // Red mates at once: the rook on a8 holds rank 8, the other goes to i9.
+    let fen = "4k4/R8/8R/9/9/9/9/9/9/3K5 w - - 0 1";
+    let s = Session::start();
+    s.send(&format!("position fen {fen}"));
+    s.send("go depth 3");
+    let best = s.wait_for("bestmove ", 0);
+    let lines = s.lines();
+    let last = lines.iter().rfind(|l| l.starts_with("info depth")).unwrap();
+    assert!(last.contains(" score mate 1 "), "{last}");
+    let pos = Position::from_fen(fen).unwrap();
+    let m = UciMove::parse(best.split_whitespace().nth(1).unwrap()).unwrap();
+    let mut after = pos.clone();
+    after.play(m.to_plain(), jieqi_core::Reveals::NONE).unwrap();
+    assert!(after.legal_moves().is_empty(), "{best} does not mate");
+    s.quit();
+}
+
+#[test]
+fn clocks_through_the_loop_leave_time_on_the_clock() {
+    let s = Session::start();
+    s.send("position startpos moves h2e2C");
+    let t = Instant::now();
+    s.send("go wtime 1000 btime 1000 winc 0 binc 0");
+    s.wait_for("bestmove ", 0);
+    let used = t.elapsed();
+    assert!(
+        used < Duration::from_millis(1000),
+        "used {used:?} of a 1 s clock"
+    );
+    s.quit();
+}
+
+#[test]
+fn the_strength_limiter_plays_legal_moves_at_every_level() {
+    let s = Session::start();
+    s.send("setoption name UCI_LimitStrength value true");
+    for elo in ["800", "1500", "2800"] {
+        s.send(&format!("setoption name UCI_Elo value {elo}"));
+        s.send("position startpos");
+        let n = s.lines().len();
+        s.send("go depth 2");
+        let best = s.wait_for("bestmove ", n);
+        let m = UciMove::parse(best.split_whitespace().nth(1).unwrap()).unwrap();
+        assert!(Position::start().is_legal(m.to_plain()), "{elo}: {best}");
+        // Below full strength the engine weighs several lines and picks among them
+        // (and searches shallower); at full strength only the best line.
+        let infos: Vec<String> = s
+            .lines()
+            .into_iter()
+            .skip(n)
+            .filter(|l| l.starts_with("info depth"))
+            .collect();
+        let several = infos.iter().any(|l| l.contains(" multipv 4 "));
+        assert_eq!(several, elo != "2800", "{elo}: {infos:?}");
+    }
+    assert!(!s.lines().iter().any(|l| l.contains("error")));
+    s.quit();
+}
