@@ -333,6 +333,56 @@ fn other_role(r: Role, pos: &jieqi_core::Position) -> Role {
 }
 
 #[test]
+fn a_multi_game_pgn_reads_game_by_game() {
+    let games: Vec<Record> = (0..3u64)
+        .map(|seed| {
+            let mut r = decorated_record(&random_game(
+                seed,
+                40 + 30 * seed as usize,
+                RuleSet::STANDARD,
+            ));
+            r.set_tag("Round", &(seed + 1).to_string());
+            r
+        })
+        .collect();
+    let text: String = games
+        .iter()
+        .map(|r| pgn::write(r, Notation::Iccs) + "\n")
+        .collect();
+    let back = pgn::read_all(&text).unwrap();
+    assert_eq!(back.len(), 3);
+    for (a, b) in back.iter().zip(&games) {
+        assert_eq!(a.tag("Round"), b.tag("Round"));
+        assert_eq!(
+            (&a.moves, &a.deal, &a.result),
+            (&b.moves, &b.deal, &b.result)
+        );
+        a.verify().unwrap();
+    }
+    // `read` keeps reading the first game only.
+    assert_eq!(pgn::read(&text).unwrap().moves, games[0].moves);
+    // Nothing to read is no game; a broken second game is reported with its line.
+    assert!(pgn::read_all(" \n").unwrap().is_empty());
+    let first_lines = pgn::write(&games[0], Notation::Iccs).lines().count();
+    let broken = format!(
+        "{}\n[Game \"Jieqi\"]\n1. a0a5 *\n",
+        pgn::write(&games[0], Notation::Iccs)
+    );
+    match pgn::read_all(&broken) {
+        Err(ReadRecordError::Move { ply: 1, .. }) => {}
+        other => panic!("{other:?}"),
+    }
+    let unclosed = format!(
+        "{}\n[Game \"Jieqi\"]\n1. c3c4 {{never closed",
+        pgn::write(&games[0], Notation::Iccs)
+    );
+    assert!(matches!(
+        pgn::read_all(&unclosed),
+        Err(ReadRecordError::Syntax { line, .. }) if line == first_lines + 3
+    ));
+}
+
+#[test]
 fn web_record_hides_the_deal_until_the_end() {
     let g = random_game(7, 30, RuleSet::STANDARD);
     let mut rec = Record::from_game(&g);

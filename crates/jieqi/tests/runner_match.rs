@@ -1,10 +1,11 @@
-//! `jieqi match` end to end: real engine subprocesses, statistics, PGN, and what each
-//! side is told.
+//! `jieqi match` end to end: real engine subprocesses, statistics, PGN records read back
+//! and verified, and what each side is told.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use jieqi_core::{Color, Position, UciMove};
+use jieqi_core::record;
+use jieqi_core::{Color, Deal, Position, UciMove};
 
 const EXE: &str = env!("CARGO_BIN_EXE_jieqi");
 
@@ -17,6 +18,19 @@ fn jieqi(args: &[&str]) -> Output {
         cmd.args(["--grace-ms", "5000"]);
     }
     cmd.output().expect("run jieqi")
+}
+
+/// `jieqi match` of the greedy baseline (the first engine) against the random one.
+fn greedy_vs_random(args: &[&str]) -> Output {
+    let mut all = vec![
+        "match",
+        "--engine",
+        "builtin:greedy",
+        "--engine",
+        "builtin:random",
+    ];
+    all.extend_from_slice(args);
+    jieqi(&all)
 }
 
 fn tmp(name: &str) -> PathBuf {
@@ -43,12 +57,7 @@ fn score(stdout: &str) -> (u32, u32, u32) {
 #[test]
 fn greedy_beats_random_in_a_short_match() {
     let pgn = tmp("greedy.pgn");
-    let out = jieqi(&[
-        "match",
-        "--engine",
-        "builtin:greedy",
-        "--engine",
-        "builtin:random",
+    let out = greedy_vs_random(&[
         "--games",
         "6",
         "--movetime",
@@ -97,6 +106,119 @@ fn greedy_beats_random_in_a_short_match() {
     for d in &deals {
         assert_eq!(deals.iter().filter(|x| x == &d).count(), 2, "{d}");
     }
+}
+
+/// The per-game progress lines (stderr is not a terminal here): `(red, black, result,
+/// termination)` in the order the games finished.
+fn progress_lines(stderr: &str) -> Vec<(String, String, String, String)> {
+    stderr
+        .lines()
+        .filter(|l| l.starts_with("game "))
+        .map(|l| {
+            // game 3/4: RED - BLACK 1-0 (checkmate) | +2 =0 -1 Elo …
+            let rest = l.split_once(": ").unwrap().1;
+            let (players, rest) = rest.split_once(" (").unwrap();
+            let termination = rest.rsplit_once(") | ").unwrap().0;
+            let (players, result) = players.rsplit_once(' ').unwrap();
+            let (red, black) = players.split_once(" - ").unwrap();
+            (red.into(), black.into(), result.into(), termination.into())
+        })
+        .collect()
+}
+
+#[test]
+fn pgn_records_read_back_verify_and_agree_with_the_match() {
+    let pgn = tmp("records.pgn");
+    let seed = "pgn-records";
+    let games = 4;
+    let out = greedy_vs_random(&[
+        "--games",
+        &games.to_string(),
+        "--movetime",
+        "10",
+        "--seed",
+        seed,
+        "--pgn",
+        pgn.to_str().unwrap(),
+    ]);
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    );
+    assert!(out.status.success(), "{stdout}\n{stderr}");
+    // One worker: games finish in the order they are numbered.
+    let played = progress_lines(&stderr);
+    assert_eq!(played.len(), games, "{stderr}");
+    let text = std::fs::read_to_string(&pgn).unwrap();
+    let records = record::pgn::read_all(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+    assert_eq!(records.len(), games, "{text}");
+    let (mut first_wins, mut first_losses) = (0, 0);
+    for (i, (rec, (red, black, result, termination))) in records.iter().zip(&played).enumerate() {
+        let number = i + 1;
+        let report = rec
+            .verify()
+            .unwrap_or_else(|e| panic!("game {number}: {e}\n{text}"));
+        assert!(
+            report.deal_checked && report.commitment_checked,
+            "{report:?}"
+        );
+        assert_eq!(report.plies, rec.moves.len());
+        // The pair's deal, the players, the result and its reason, as the match had them.
+        let pair = i / 2;
+        assert_eq!(
+            rec.deal,
+            Some(Deal::from_seed(format!("{seed}:{pair}").as_bytes())),
+            "game {number}"
+        );
+        assert_eq!(rec.result, *result, "game {number}");
+        if let Some(o) = report.outcome {
+            assert_eq!(o.result_str(), result, "game {number}");
+        }
+        assert_eq!(rec.tag("Red"), Some(red.as_str()));
+        assert_eq!(rec.tag("Black"), Some(black.as_str()));
+        assert_eq!(rec.tag("Termination"), Some(termination.as_str()));
+        assert_eq!(rec.tag("Round"), Some(number.to_string().as_str()));
+        assert_eq!(rec.tag("TimeControl"), Some("movetime 10 ms"));
+        assert_eq!(
+            rec.tag("PlyCount"),
+            Some(rec.moves.len().to_string().as_str())
+        );
+        assert!(rec.tag("Event").is_some_and(|e| e.contains(" vs ")));
+        assert!(rec.tag("Date").is_some_and(|d| d.len() == 10));
+        // Colours swap within a pair: the first engine (greedy) is Red in odd games.
+        let first_is_red = i % 2 == 0;
+        assert_eq!(red.ends_with("greedy"), first_is_red, "{red}");
+        match (result.as_str(), first_is_red) {
+            ("1-0", true) | ("0-1", false) => first_wins += 1,
+            ("1-0", false) | ("0-1", true) => first_losses += 1,
+            _ => {}
+        }
+    }
+    let (w, d, l) = score(&stdout);
+    assert_eq!((w, l), (first_wins, first_losses), "{stdout}");
+    assert_eq!(w + d + l, games as u32);
+    // Moves carry their reveals: the first move of a game reveals a face-down piece.
+    assert!(
+        text.lines()
+            .any(|l| l.starts_with("1. ")
+                && l.split_whitespace().nth(1).is_some_and(|m| m.len() > 4)),
+        "{text}"
+    );
+    // `jieqi record verify` checks every game of the file.
+    let out = jieqi(&["record", "verify", pgn.to_str().unwrap()]);
+    let verified = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{verified}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for n in 1..=games {
+        assert!(
+            verified.contains(&format!("records.pgn game {n}: ok")),
+            "{verified}"
+        );
+    }
+    assert_eq!(verified.matches("it matches its commitment").count(), games);
 }
 
 fn sh_quote(s: &str) -> String {
@@ -247,12 +369,7 @@ fn a_broken_engine_command_is_a_clear_error() {
 
 #[test]
 fn the_sprt_stops_a_decided_match() {
-    let out = jieqi(&[
-        "match",
-        "--engine",
-        "builtin:greedy",
-        "--engine",
-        "builtin:random",
+    let out = greedy_vs_random(&[
         "--games",
         "400",
         "--movetime",

@@ -277,8 +277,8 @@ impl Reader<'_> {
             match tok {
                 Token::Tag(..) => {
                     if depth == 0 && self.result.is_some() {
-                        // The next game of a multi-game file: only the first is read.
-                        self.i = self.tokens.len();
+                        // The next game of a multi-game file: left for the next read.
+                        self.i -= 1;
                         break;
                     }
                     return Err(syntax(*line, "a tag after the moves began"));
@@ -366,7 +366,26 @@ fn tag_err(tag: &str, why: impl std::fmt::Display) -> ReadRecordError {
 
 /// Reads a PGN record (the first game of the text; later games are ignored).
 pub fn read(text: &str) -> Result<Record, ReadRecordError> {
+    read_game(&tokenize(text)?).map(|(rec, _)| rec)
+}
+
+/// Reads every game of a multi-game PGN text, in order. A game ends with its result
+/// (`1-0`, `0-1`, `1/2-1/2` or `*` after the moves); the next one starts at its tags.
+/// A text with no tags and no moves has no games.
+pub fn read_all(text: &str) -> Result<Vec<Record>, ReadRecordError> {
     let tokens = tokenize(text)?;
+    let mut rest = &tokens[..];
+    let mut games = Vec::new();
+    while !rest.is_empty() {
+        let (rec, used) = read_game(rest)?;
+        games.push(rec);
+        rest = &rest[used..];
+    }
+    Ok(games)
+}
+
+/// Reads the game at the start of `tokens`: the record and how many tokens it took.
+fn read_game(tokens: &[(usize, Token)]) -> Result<(Record, usize), ReadRecordError> {
     let mut rec = Record::new();
     let mut captured_identity = None;
     let mut i = 0;
@@ -442,7 +461,7 @@ pub fn read(text: &str) -> Result<Record, ReadRecordError> {
             format!("{:?} is not 1-0, 0-1, 1/2-1/2 or *", rec.result),
         ));
     }
-    Ok(rec)
+    Ok((rec, i + reader.i))
 }
 
 fn quote(v: &str) -> String {

@@ -10,7 +10,7 @@ use clap::{Args, ValueEnum};
 use jieqi_core::game::RuleSet;
 
 use crate::runner::matches::{FinishedGame, MatchConfig, MatchResult, run_match};
-use crate::runner::pgn::{PgnTags, today, write_game};
+use crate::runner::record::{EventTags, game_record, pgn_text, today};
 use crate::runner::stats::{Sprt, SprtVerdict};
 use crate::runner::{CapturedIdentity, EngineSpec, GameSettings, RefereeRules, TimeControl};
 
@@ -47,7 +47,7 @@ pub struct MatchArgs {
     /// Stop once decided: `elo0=0,elo1=5[,alpha=0.05,beta=0.05]`.
     #[arg(long)]
     sprt: Option<String>,
-    /// Append the games to this file (PGN-like text).
+    /// Append the games to this file as PGN records (`jieqi record verify` checks them).
     #[arg(long)]
     pgn: Option<PathBuf>,
     /// Seed for reproducible deals (random deals without it).
@@ -142,13 +142,14 @@ pub fn run(args: MatchArgs) -> anyhow::Result<()> {
     let mut pgn_error = None;
     let result = run_match(&config, |g, r| {
         if let Some(f) = pgn.as_mut() {
-            let tags = PgnTags {
+            let event = EventTags {
                 event: format!("{} vs {}", r.names[0], r.names[1]),
                 round: g.number,
                 time_control: tc.to_string(),
                 date: date.clone(),
             };
-            if let Err(e) = f.write_all(write_game(&g.record, &tags).as_bytes()) {
+            let rec = game_record(&g.record, &event, &g.salt);
+            if let Err(e) = f.write_all(pgn_text(&rec).as_bytes()) {
                 pgn_error.get_or_insert(e);
             }
         }

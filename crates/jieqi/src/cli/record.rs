@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, bail};
 use clap::{Args, Subcommand};
 use jieqi_core::notation::Notation;
-use jieqi_core::record::{self, Format, Record, web};
+use jieqi_core::record::{self, Format, Record, pgn, web};
 use jieqi_core::{Color, Piece, Position, Role, Square, role_chinese};
 
 /// Arguments of `jieqi record`.
@@ -47,17 +47,35 @@ enum RecordCommand {
         notation: String,
     },
     /// Check legality, reveals against the deal, the deal against its commitment, and
-    /// the result; exit code 1 on failure.
+    /// the result of every game in the file; exit code 1 if any fails.
     Verify {
-        /// The record.
+        /// The record (a PGN file may hold several games).
         file: PathBuf,
     },
 }
 
+fn read_text(path: &Path) -> anyhow::Result<String> {
+    std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))
+}
+
+/// The record in a file (of a multi-game PGN, the first game).
 fn load(path: &Path) -> anyhow::Result<Record> {
-    let text =
-        std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
-    record::read_any(&text).with_context(|| format!("{}", path.display()))
+    record::read_any(&read_text(path)?).with_context(|| format!("{}", path.display()))
+}
+
+/// Every record in a file: each game of a PGN, or the one record of a JSON file.
+fn load_all(path: &Path) -> anyhow::Result<Vec<Record>> {
+    let text = read_text(path)?;
+    let text = text.trim_start_matches('\u{feff}');
+    let records = match record::detect_format(text) {
+        Format::Pgn(_) => pgn::read_all(text),
+        _ => record::read_any(text).map(|r| vec![r]),
+    };
+    let records = records.with_context(|| format!("{}", path.display()))?;
+    if records.is_empty() {
+        bail!("{}: no game in the file", path.display());
+    }
+    Ok(records)
 }
 
 fn notation(s: &str) -> anyhow::Result<Notation> {
@@ -117,29 +135,40 @@ pub fn run(args: RecordArgs) -> anyhow::Result<()> {
             Ok(())
         }
         RecordCommand::Verify { file } => {
-            let rec = load(&file)?;
-            match rec.verify() {
-                Ok(r) => {
-                    println!("{}: ok, {} plies", file.display(), r.plies);
-                    println!(
-                        "  deal: {}",
-                        match (r.deal_checked, r.commitment_checked) {
-                            (true, true) =>
-                                "every reveal agrees with it; it matches its commitment",
-                            (true, false) => "every reveal agrees with it (no commitment given)",
-                            (false, _) => "none given; every reveal is stated in the moves",
-                        }
-                    );
-                    match r.outcome {
-                        Some(o) => println!("  end: {o} ({})", o.result_str()),
-                        None => println!("  result: {}", rec.result),
-                    }
-                    Ok(())
+            let records = load_all(&file)?;
+            let mut rejected = Vec::new();
+            for (i, rec) in records.iter().enumerate() {
+                let name = if records.len() > 1 {
+                    format!("{} game {}", file.display(), i + 1)
+                } else {
+                    file.display().to_string()
+                };
+                match verify_report(rec) {
+                    Ok(text) => print!("{name}: {text}"),
+                    Err(e) => rejected.push(format!("{name}: rejected at {e}")),
                 }
-                Err(e) => bail!("{}: rejected at {e}", file.display()),
             }
+            if !rejected.is_empty() {
+                bail!("{}", rejected.join("\n"));
+            }
+            Ok(())
         }
     }
+}
+
+/// What `verify` prints for a record that passes (after `NAME: `), or why it fails.
+fn verify_report(rec: &Record) -> Result<String, record::VerifyError> {
+    let r = rec.verify()?;
+    let deal = match (r.deal_checked, r.commitment_checked) {
+        (true, true) => "every reveal agrees with it; it matches its commitment",
+        (true, false) => "every reveal agrees with it (no commitment given)",
+        (false, _) => "none given; every reveal is stated in the moves",
+    };
+    let end = match r.outcome {
+        Some(o) => format!("end: {o} ({})", o.result_str()),
+        None => format!("result: {}", rec.result),
+    };
+    Ok(format!("ok, {} plies\n  deal: {deal}\n  {end}\n", r.plies))
 }
 
 const RED_FILES: [&str; 9] = ["九", "八", "七", "六", "五", "四", "三", "二", "一"];
@@ -307,14 +336,38 @@ mod tests {
         assert!(show(&rec, Some(9), Notation::Wxf).is_err());
     }
 
-    fn verify(name: &str) -> anyhow::Result<()> {
-        let file = PathBuf::from(format!(
+    fn data(name: &str) -> PathBuf {
+        PathBuf::from(format!(
             "{}/../jieqi-core/tests/data/records/{name}",
             env!("CARGO_MANIFEST_DIR")
-        ));
+        ))
+    }
+
+    fn verify_file(file: PathBuf) -> anyhow::Result<()> {
         run(RecordArgs {
             command: RecordCommand::Verify { file },
         })
+    }
+
+    fn verify(name: &str) -> anyhow::Result<()> {
+        verify_file(data(name))
+    }
+
+    #[test]
+    fn verify_checks_every_game_of_a_file() {
+        let read = |name| std::fs::read_to_string(data(name)).unwrap();
+        let (good, bad) = (read("seed004.pgn"), read("seed004_bad_reveal.pgn"));
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("games.pgn");
+        std::fs::write(&file, format!("{good}\n{good}\n")).unwrap();
+        verify_file(file.clone()).unwrap();
+        std::fs::write(&file, format!("{good}\n{bad}\n{good}")).unwrap();
+        let e = verify_file(file.clone()).unwrap_err().to_string();
+        assert!(e.contains("games.pgn game 2: rejected at ply 3"), "{e}");
+        assert!(!e.contains("game 1") && !e.contains("game 3"), "{e}");
+        std::fs::write(&file, "\n").unwrap();
+        let e = verify_file(file).unwrap_err().to_string();
+        assert!(e.contains("no game"), "{e}");
     }
 
     #[test]

@@ -12,7 +12,7 @@ use std::sync::Mutex;
 use anyhow::{Context, bail};
 use clap::{Args, Subcommand, ValueEnum};
 
-use crate::runner::pgn::{PgnTags, today, write_game};
+use crate::runner::record::{EventTags, game_record, pgn_text, today};
 use crate::runner::{EngineSpec, GameRecord, GameSettings, RefereeRules, TimeControl, play_game};
 use jieqi_core::game::RuleSet;
 use jieqi_core::{Color, Deal};
@@ -113,7 +113,7 @@ struct RunArgs {
     /// Stop after pairing and playing this many rounds.
     #[arg(long)]
     rounds: Option<usize>,
-    /// Append every game to this file (PGN-like text).
+    /// Append every game to this file as PGN records (`jieqi record verify` checks them).
     #[arg(long)]
     pgn: Option<PathBuf>,
     /// Rewrite this HTML standings page after every round.
@@ -763,6 +763,12 @@ fn run_engines(a: RunArgs) -> anyhow::Result<()> {
                 let g = &t.rounds[r - 1].games[board - 1];
                 rec.red = t.players[g.red as usize].name.clone();
                 rec.black = t.players[g.black as usize].name.clone();
+                // The salt of the deal's commitment (every played board has a deal).
+                let salt = g
+                    .deal
+                    .and_then(|d| t.deals.get(d))
+                    .map(|d| d.salt.clone())
+                    .unwrap_or_default();
                 if let Err(e) = t.set_result(r, board, res, false) {
                     failure.get_or_insert(e.into());
                     continue;
@@ -771,13 +777,14 @@ fn run_engines(a: RunArgs) -> anyhow::Result<()> {
                     failure.get_or_insert(e);
                 }
                 if let Some(f) = pgn.as_mut() {
-                    let tags = PgnTags {
+                    let event = EventTags {
                         event: t.name.clone(),
                         round: r as u32,
                         time_control: tc.to_string(),
                         date: date.clone(),
                     };
-                    if let Err(e) = f.write_all(write_game(&rec, &tags).as_bytes()) {
+                    let text = pgn_text(&game_record(&rec, &event, &salt));
+                    if let Err(e) = f.write_all(text.as_bytes()) {
                         failure.get_or_insert(anyhow::Error::new(e).context("writing --pgn"));
                     }
                 }

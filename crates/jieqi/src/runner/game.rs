@@ -2,7 +2,7 @@
 
 use std::time::{Duration, Instant};
 
-use jieqi_core::{ByColor, Color, Deal, UciMove};
+use jieqi_core::{ByColor, Color, Deal, Game, UciMove};
 
 use super::engine::{Engine, EngineError, EngineSpec};
 use super::outcome::{Outcome, Reason};
@@ -87,14 +87,13 @@ pub struct GameRecord {
     pub red: String,
     /// Black's engine name.
     pub black: String,
-    /// The deal played.
-    pub deal: Deal,
-    /// The start FEN.
-    pub start_fen: String,
     /// The moves with every identity (the referee's record).
     pub moves: Vec<String>,
     /// How it ended.
     pub outcome: Outcome,
+    /// The referee's `jieqi_core` game: start, rules, deal, every ply with its reveals,
+    /// and the end in the core's terms (what the game record is made of).
+    pub game: Game,
     /// The side whose engine misbehaved (crash, illegal move, time), to be restarted.
     pub faulty: Option<Color>,
 }
@@ -118,6 +117,7 @@ pub fn play_game(
             red.name.clone(),
             black.name.clone(),
             deal,
+            settings.rules,
             Color::Red,
             e.to_string(),
         ),
@@ -125,6 +125,7 @@ pub fn play_game(
             red.name.clone(),
             black.name.clone(),
             deal,
+            settings.rules,
             Color::Black,
             e.to_string(),
         ),
@@ -136,17 +137,19 @@ pub fn not_started(
     red: String,
     black: String,
     deal: Deal,
+    rules: RefereeRules,
     loser: Color,
     why: String,
 ) -> GameRecord {
-    let referee = Referee::new(deal, RefereeRules::default());
+    let mut referee = Referee::new(deal, rules);
+    let outcome = Outcome::win(!loser, Reason::Crash(why));
+    referee.finish(outcome.clone());
     GameRecord {
         red,
         black,
-        deal,
-        start_fen: referee.start_fen().to_string(),
         moves: Vec::new(),
-        outcome: Outcome::win(!loser, Reason::Crash(why)),
+        outcome,
+        game: referee.game().clone(),
         faulty: Some(loser),
     }
 }
@@ -188,13 +191,12 @@ pub fn play_game_with(
     GameRecord {
         red: names.red,
         black: names.black,
-        deal,
-        start_fen: referee.start_fen().to_string(),
         moves: referee.record().to_vec(),
         outcome: referee
             .outcome()
             .cloned()
             .unwrap_or(Outcome::draw(Reason::Abandoned)),
+        game: referee.game().clone(),
         faulty,
     }
 }

@@ -7,6 +7,8 @@ use std::sync::mpsc::channel;
 use std::thread;
 
 use jieqi_core::{Color, Deal};
+use jieqi_tournament::SeededEntropy;
+use jieqi_tournament::deals::random_salt;
 
 use super::engine::{Engine, EngineError, EngineSpec};
 use super::game::{GameRecord, GameSettings, not_started, play_game_with};
@@ -41,6 +43,8 @@ pub struct FinishedGame {
     pub number: u32,
     /// Whether the first engine played Red.
     pub first_is_red: bool,
+    /// The salt of the game's commitment to its deal ([`salt_for`]), drawn before play.
+    pub salt: String,
     /// The game.
     pub record: GameRecord,
 }
@@ -116,6 +120,18 @@ pub fn deal_for(seed: Option<&str>, pair: u32) -> Deal {
     }
 }
 
+/// The salt of game `number`'s deal commitment: reproducible from the seed (like the
+/// deal itself, so it hides nothing from whoever knows the seed), from the operating
+/// system without one.
+pub fn salt_for(seed: Option<&str>, number: u32) -> String {
+    match seed {
+        Some(s) => random_salt(&mut SeededEntropy::new(
+            format!("{s}:salt:{number}").as_bytes(),
+        )),
+        None => Deal::random_salt(),
+    }
+}
+
 /// Runs a match. Each engine is first started once to check it works (an error
 /// here means the match could not begin). Then `concurrency` workers play pairs of
 /// games, one deal per pair with colours swapped, restarting an engine after it
@@ -164,11 +180,13 @@ pub fn run_match(
                             break;
                         }
                         let first_is_red = game == 0;
+                        let salt = salt_for(config.seed.as_deref(), number);
                         let record = play_one(config, names, &mut engines, deal, first_is_red);
                         let finished = FinishedGame {
                             pair,
                             number,
                             first_is_red,
+                            salt,
                             record,
                         };
                         if tx.send(finished).is_err() {
@@ -222,6 +240,7 @@ fn play_one(
                         names[red_i].clone(),
                         names[black_i].clone(),
                         deal,
+                        config.settings.rules,
                         loser,
                         err.to_string(),
                     );
@@ -236,6 +255,7 @@ fn play_one(
             names[red_i].clone(),
             names[black_i].clone(),
             deal,
+            config.settings.rules,
             Color::Red,
             "engine missing".into(),
         );
@@ -249,4 +269,20 @@ fn play_one(
         engines[i] = None;
     }
     record
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn salts_are_reproducible_with_a_seed_and_fresh_without() {
+        let s = salt_for(Some("x"), 1);
+        assert_eq!(s.len(), 32);
+        assert!(s.bytes().all(|b| b.is_ascii_hexdigit()));
+        assert_eq!(s, salt_for(Some("x"), 1));
+        assert_ne!(s, salt_for(Some("x"), 2));
+        assert_ne!(s, salt_for(Some("y"), 1));
+        assert_ne!(salt_for(None, 1), salt_for(None, 1));
+    }
 }

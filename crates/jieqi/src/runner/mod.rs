@@ -1,5 +1,5 @@
 //! The match runner: engines as UCI subprocesses, a referee on `jieqi-core`, games in
-//! pairs on shared deals, statistics (Elo, LOS, pentanomial, SPRT) and PGN-like records.
+//! pairs on shared deals, statistics (Elo, LOS, pentanomial, SPRT) and PGN game records.
 //!
 //! Entry points: [`play_game`] (one game between two engine specs), [`run_match`] (a
 //! whole match with a per-game callback), [`Referee`] (the game as the rules see it,
@@ -13,7 +13,7 @@ pub mod engine;
 pub mod game;
 pub mod matches;
 pub mod outcome;
-pub mod pgn;
+pub mod record;
 pub mod referee;
 pub mod rng;
 pub mod stats;

@@ -16,7 +16,8 @@ pub fn score_to_elo(score: f64) -> f64 {
     } else if score >= 1.0 {
         f64::INFINITY
     } else {
-        -400.0 * (1.0 / score - 1.0).log10()
+        // Written so that an even score is +0, not −0.
+        400.0 * (score / (1.0 - score)).log10()
     }
 }
 
@@ -121,33 +122,35 @@ impl Pentanomial {
 pub struct EloEstimate {
     /// The point estimate.
     pub elo: f64,
-    /// Lower end of the 95% interval.
-    pub lower: f64,
-    /// Upper end of the 95% interval.
-    pub upper: f64,
+    /// The 95% interval `(lower, upper)`; `None` while every observation fell in one
+    /// cell (a single game or pair, or all alike): the variance estimate is zero then,
+    /// which says nothing about the error.
+    pub interval: Option<(f64, f64)>,
     /// The mean score behind it.
     pub score: f64,
 }
 
 impl EloEstimate {
-    /// Half the interval width, in Elo (symmetric approximation for display).
-    pub fn error(&self) -> f64 {
-        (self.upper - self.lower) / 2.0
+    /// Half the interval width, in Elo (symmetric approximation for display); `None`
+    /// when the interval is unknown.
+    pub fn error(&self) -> Option<f64> {
+        self.interval.map(|(lower, upper)| (upper - lower) / 2.0)
     }
 }
 
 impl std::fmt::Display for EloEstimate {
+    /// `+12.3 ± 45.6`; `± n/a` when the interval is unknown; the interval's ends when
+    /// one is infinite; the score when the estimate itself is infinite.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        if self.elo.is_finite() && self.error().is_finite() {
-            write!(f, "{:+.1} ± {:.1}", self.elo, self.error())
-        } else if !self.elo.is_finite() {
-            write!(f, "{:+} (score {:.0}%)", self.elo, 100.0 * self.score)
-        } else {
-            write!(
-                f,
-                "{:+.1} (interval {:+.1} .. {:+.1})",
-                self.elo, self.lower, self.upper
-            )
+        if !self.elo.is_finite() {
+            return write!(f, "{:+} (score {:.0}%)", self.elo, 100.0 * self.score);
+        }
+        match (self.interval, self.error()) {
+            (None, _) => write!(f, "{:+.1} ± n/a", self.elo),
+            (_, Some(e)) if e.is_finite() => write!(f, "{:+.1} ± {e:.1}", self.elo),
+            (Some((lower, upper)), _) => {
+                write!(f, "{:+.1} (interval {lower:+.1} .. {upper:+.1})", self.elo)
+            }
         }
     }
 }
@@ -170,10 +173,10 @@ fn mean_var(cells: &[(f64, f64)]) -> Option<(f64, f64, f64)> {
 fn estimate(cells: &[(f64, f64)]) -> Option<EloEstimate> {
     let (n, mean, var) = mean_var(cells)?;
     let se = (var / n).sqrt();
+    let spread = cells.iter().filter(|c| c.1 > 0.0).count() > 1;
     Some(EloEstimate {
         elo: score_to_elo(mean),
-        lower: score_to_elo(mean - Z95 * se),
-        upper: score_to_elo(mean + Z95 * se),
+        interval: spread.then(|| (score_to_elo(mean - Z95 * se), score_to_elo(mean + Z95 * se))),
         score: mean,
     })
 }
@@ -393,8 +396,9 @@ mod tests {
         let e = elo_trinomial(&t).unwrap();
         close(e.elo, 0.0, 1e-9);
         // var = 0.15, se = √0.0015; score bounds 0.5 ± 1.96·0.0387298 (Python math)
-        close(e.upper, 53.157_980, 1e-3);
-        close(e.lower, -53.157_980, 1e-3);
+        let (lower, upper) = e.interval.unwrap();
+        close(upper, 53.157_980, 1e-3);
+        close(lower, -53.157_980, 1e-3);
         let t = Trinomial {
             wins: 60,
             draws: 20,
@@ -403,8 +407,9 @@ mod tests {
         let e = elo_trinomial(&t).unwrap();
         close(e.score, 0.7, 1e-12);
         close(e.elo, 147.190_714, 1e-3);
-        close(e.lower, 86.225_015, 1e-3);
-        close(e.upper, 218.251_778, 1e-3);
+        let (lower, upper) = e.interval.unwrap();
+        close(lower, 86.225_015, 1e-3);
+        close(upper, 218.251_778, 1e-3);
         assert!(elo_trinomial(&Trinomial::default()).is_none());
         let all = elo_trinomial(&Trinomial {
             wins: 4,
@@ -413,7 +418,7 @@ mod tests {
         })
         .unwrap();
         assert_eq!(all.to_string(), "+inf (score 100%)");
-        assert_eq!(e.to_string(), format!("+147.2 ± {:.1}", e.error()));
+        assert_eq!(e.to_string(), format!("+147.2 ± {:.1}", e.error().unwrap()));
     }
 
     #[test]
@@ -430,8 +435,39 @@ mod tests {
         close(e.elo, 0.0, 1e-9);
         // Per-pair scores 0, ¼, ½, ¾, 1: var = (10·¼ + 40·(1/16)) / 100 = 0.05 per pair,
         // se = √(0.05/100) = √0.0005.
-        close(e.upper, score_to_elo(0.5 + Z95 * 0.0005f64.sqrt()), 1e-9);
-        close(e.upper, 30.531_864, 1e-3);
+        let (_, upper) = e.interval.unwrap();
+        close(upper, score_to_elo(0.5 + Z95 * 0.0005f64.sqrt()), 1e-9);
+        close(upper, 30.531_864, 1e-3);
+    }
+
+    #[test]
+    fn no_spread_means_no_error_bar() {
+        // One pair won 1½–½: a score of 0.75 is +190.8 Elo, but one observation (or
+        // many alike) has a variance estimate of zero, which is no error bar at all.
+        let mut p = Pentanomial::default();
+        p.add(1.0, 0.5);
+        let e = elo_pentanomial(&p).unwrap();
+        close(e.elo, 190.848_501_887_864_98, 1e-9);
+        assert_eq!(e.interval, None);
+        assert_eq!(e.error(), None);
+        assert_eq!(e.to_string(), "+190.8 ± n/a");
+        let alike = elo_pentanomial(&Pentanomial([0, 0, 5, 0, 0])).unwrap();
+        assert_eq!(alike.to_string(), "+0.0 ± n/a");
+        let one_draw = Trinomial {
+            wins: 0,
+            draws: 1,
+            losses: 0,
+        };
+        assert_eq!(elo_trinomial(&one_draw).unwrap().to_string(), "+0.0 ± n/a");
+        // A second, different pair gives a real (if wide) interval.
+        p.add(0.5, 0.5);
+        let e = elo_pentanomial(&p).unwrap();
+        let (lower, upper) = e.interval.unwrap();
+        assert!(lower < e.elo && e.elo < upper, "{e:?}");
+        assert!(!e.to_string().contains("n/a"), "{e}");
+        // An infinite estimate still shows the score.
+        let all = elo_pentanomial(&Pentanomial([0, 0, 0, 0, 3])).unwrap();
+        assert_eq!(all.to_string(), "+inf (score 100%)");
     }
 
     #[test]
