@@ -2,7 +2,7 @@
 
 import { t, currentLang, setLang, onLangChange } from './i18n.js';
 import { showLobby } from './lobby.js';
-import { showGame } from './game.js';
+import { showGame, showInvite } from './game.js';
 import { showReplay } from './replay.js';
 import { showTournaments, showEvent } from './tournament.js';
 
@@ -26,6 +26,7 @@ function route() {
   const path = location.pathname;
   const params = new URLSearchParams(location.search);
   let m = path.match(/^\/game\/([a-z0-9]+)\/?$/);
+  if (m && params.get('invite') && !params.get('seat')) return showInvite(main, m[1], params.get('invite'));
   if (m) return showGame(main, m[1], params.get('seat'));
   m = path.match(/^\/replay\/([a-z0-9]+)\/?$/);
   if (m) return showReplay(main, m[1]);

@@ -2,7 +2,7 @@
 // a spectator; reconnects and resyncs by version.
 
 import { t, onLangChange, resultText } from './i18n.js';
-import { h, fmtClock, verifyCommitment, recall, remember, rememberSeat } from './util.js';
+import { h, api, fmtClock, verifyCommitment, recall, remember, rememberSeat, myGames } from './util.js';
 import { BoardView, miniPiece, dealMap } from './board.js';
 import { parseBoard, boardsBefore, chineseMove, wxfMove, pieceChar } from './notation.js';
 
@@ -131,6 +131,33 @@ function kingSquare(board, color) {
   const k = color === 'red' ? 'K' : 'k';
   for (const [sq, letter] of board) if (letter === k) return sq;
   return null;
+}
+
+/** The invite link `/game/ID?invite=TOKEN` of a friend game: claims the free seat with
+ * the invite token (docs/protocol.md §2.2) and plays it on the seat's own link, which
+ * replaces the invite link in the address bar (and is remembered for the lobby). A
+ * browser that already holds a seat of this game goes back to it. */
+export async function showInvite(main, id, invite) {
+  const seatOf = (url) => new URL(url, location.origin).searchParams.get('seat');
+  const play = (url) => {
+    history.replaceState(null, '', url);
+    return showGame(main, id, seatOf(url));
+  };
+  const mine = myGames().find((g) => g.id === id && seatOf(g.url));
+  if (mine) return play(mine.url);
+  try {
+    const res = await api('POST', `/api/games/${id}/join`, { invite });
+    rememberSeat(res.id, res.url);
+    return play(res.url);
+  } catch (e) {
+    const text = e.code === 'seat_taken' ? t('inviteUsed')
+      : e.code === 'bad_invite' ? t('badInvite') : `${t('error')}: ${e.message}`;
+    main.replaceChildren(h('div', { class: 'card error-page' },
+      h('p', { class: 'error', id: 'invite-error', dataset: { code: e.code } }, text),
+      h('p', {}, h('a', { href: `/game/${id}`, class: 'button watch' }, t('watch')), ' ',
+        h('a', { href: '/' }, t('backToLobby')))));
+    return null;
+  }
 }
 
 /** Show the game `id` in `main`, playing the seat of `token` if given. */

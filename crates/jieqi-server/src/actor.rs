@@ -35,8 +35,8 @@ pub enum Cmd {
         token: Option<String>,
         /// Where its messages go.
         outbox: Outbox,
-        /// Whether it joined.
-        reply: oneshot::Sender<Result<(), ProtoError>>,
+        /// As whom it joined, or why not.
+        reply: oneshot::Sender<Result<Viewer, ProtoError>>,
     },
     /// A connection left.
     Leave {
@@ -59,11 +59,24 @@ pub enum Cmd {
         /// Its move.
         mv: Option<Move>,
     },
-    /// HTTP `join`: hand out the invite seat's token if still free.
+    /// HTTP `join`: hand out the invite seat's token if still free (and, for an
+    /// unlisted game, if `invite` is the invite link's secret).
     ClaimInvite {
-        /// The seat and token, or why not.
-        reply: oneshot::Sender<Option<(Color, String)>>,
+        /// The invite token the claimant gave.
+        invite: Option<String>,
+        /// The seat and its token, or why not.
+        reply: oneshot::Sender<Result<(Color, String), ClaimRefused>>,
     },
+}
+
+/// Why the invite seat was not handed out.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum ClaimRefused {
+    /// No free seat: joined already, claimed from the open games, the game has begun,
+    /// or it has no invite seat at all.
+    SeatTaken,
+    /// An unlisted game, and the invite token is missing or wrong.
+    BadInvite,
 }
 
 /// A seat.
@@ -112,6 +125,8 @@ pub struct Actor {
     tc: Option<TimeControl>,
     seats: ByColor<Seat>,
     invite: Option<Color>,
+    invite_token: Option<String>,
+    listed: bool,
     invite_claimed: bool,
     game: Game,
     views: ViewerPositions,
@@ -269,6 +284,8 @@ impl Actor {
             tc,
             seats,
             invite: s.new.invite,
+            invite_token: s.new.invite_token,
+            listed: s.new.listed,
             invite_claimed: s.invite_claimed,
             views: ViewerPositions::of(&game),
             game,
@@ -376,19 +393,8 @@ impl Actor {
                     }
                 }
             }
-            Cmd::ClaimInvite { reply } => {
-                let r = match self.invite {
-                    Some(c)
-                        if !self.invite_claimed
-                            && !self.seats[c].joined
-                            && self.status == Status::Waiting =>
-                    {
-                        self.invite_claimed = true;
-                        self.persist_seats().await;
-                        Some((c, self.seats[c].token.clone()))
-                    }
-                    _ => None,
-                };
+            Cmd::ClaimInvite { invite, reply } => {
+                let r = self.claim_invite(invite.as_deref()).await;
                 let _ = reply.send(r);
             }
         }
@@ -399,7 +405,7 @@ impl Actor {
         conn: u64,
         token: Option<String>,
         outbox: Outbox,
-    ) -> Result<(), ProtoError> {
+    ) -> Result<Viewer, ProtoError> {
         let viewer = match token.as_deref() {
             None | Some("") if self.shared.tournaments.is_private(&self.id) => {
                 return Err(ProtoError::new(
@@ -430,6 +436,7 @@ impl Actor {
                         clock.start(self.game.turn(), Instant::now());
                     }
                     started = true;
+                    tracing::info!(game = %self.id, "game started");
                 }
                 self.persist_seats().await;
             }
@@ -443,7 +450,40 @@ impl Actor {
             self.send(conn, text.into());
         }
         self.broadcast_presence();
-        Ok(())
+        Ok(viewer)
+    }
+
+    /// The invite seat for HTTP `join`. A listed game's seat goes to the first who
+    /// asks. An unlisted game's only to the holder of the invite token, and again to
+    /// him until the seat is joined (a reload, a second device), never after: the
+    /// invite link cannot take over a seat in use.
+    async fn claim_invite(
+        &mut self,
+        invite: Option<&str>,
+    ) -> Result<(Color, String), ClaimRefused> {
+        let c = self.invite.ok_or(ClaimRefused::SeatTaken)?;
+        if !self.listed {
+            let known = match (self.invite_token.as_deref(), invite) {
+                (Some(want), Some(given)) => same_secret(want, given),
+                _ => false,
+            };
+            if !known {
+                tracing::info!(game = %self.id, "invite claim refused: bad invite token");
+                return Err(ClaimRefused::BadInvite);
+            }
+        }
+        let free = self.status == Status::Waiting
+            && !self.seats[c].joined
+            && !(self.listed && self.invite_claimed);
+        if !free {
+            return Err(ClaimRefused::SeatTaken);
+        }
+        if !self.invite_claimed {
+            self.invite_claimed = true;
+            self.persist_seats().await;
+        }
+        tracing::info!(game = %self.id, seat = c.name(), listed = self.listed, "invite seat claimed");
+        Ok((c, self.seats[c].token.clone()))
     }
 
     fn after_leave(&mut self, viewer: Viewer) {
@@ -842,8 +882,19 @@ impl Actor {
             budget = budget.min(Duration::from_millis(left));
         }
         let engines = self.shared.engines.clone();
+        let id = self.id.clone();
         tokio::spawn(async move {
+            let asked = Instant::now();
             let mv = engines.choose(pos, level, budget, history).await;
+            tracing::debug!(
+                game = %id,
+                ply = plies + 1,
+                mv = %mv.map_or_else(|| "none".to_string(), |m| m.to_string()),
+                level,
+                budget_ms = budget.as_millis() as u64,
+                took_ms = asked.elapsed().as_millis() as u64,
+                "engine move"
+            );
             let _ = me.send(Cmd::EngineMove { plies, mv }).await;
         });
     }
@@ -906,13 +957,14 @@ impl Actor {
     }
 
     /// The invite link, for the creating seat of a friend game while it waits for the
-    /// friend (nobody else ever gets it: it is the other seat's token).
+    /// friend (nobody else ever gets it: it claims the other seat).
     fn invite_url_for(&self, v: Viewer) -> Option<String> {
         let invite = self.invite?;
+        let token = self.invite_token.as_deref()?;
         (self.status == Status::Waiting
             && v == Viewer::Player(!invite)
             && !self.seats[invite].joined)
-            .then(|| format!("/game/{}?seat={}", self.id, self.seats[invite].token))
+            .then(|| invite_url(&self.id, token))
     }
 
     fn state_message(&self, v: Viewer) -> String {
@@ -1027,6 +1079,15 @@ impl Actor {
         let Some(end) = self.end_out() else {
             return;
         };
+        if let Some(o) = self.game.outcome() {
+            tracing::info!(
+                game = %self.id,
+                result = o.result_str(),
+                reason = o.reason().code(),
+                plies = self.game.plies().len(),
+                "game finished"
+            );
+        }
         let text = protocol::envelope::<&EndOut>("end", self.version, &end);
         self.broadcast_with(|_, _| text.clone());
         crate::tournament::game_ended(&self.shared, &self.id, self.game.outcome());
@@ -1058,11 +1119,18 @@ impl Actor {
     }
 }
 
+/// The invite link of game `id`: the page claims the invite seat with `invite_token`
+/// (docs/protocol.md §2.2) and continues on the seat's own link.
+pub fn invite_url(id: &str, invite_token: &str) -> String {
+    format!("/game/{id}?invite={invite_token}")
+}
+
 /// A new game's seats and tokens, for [`Shared::create_game`].
 pub fn new_game_record(
     id: &str,
     opts: &GameOptions,
     tokens: &ByColor<String>,
+    invite_token: Option<String>,
     deal: &Deal,
     salt: &str,
 ) -> NewGame {
@@ -1082,6 +1150,7 @@ pub fn new_game_record(
             joined: opts.engine[c].is_some(),
         }),
         invite: opts.invite,
+        invite_token,
         listed: opts.listed,
         rematch_of: opts.rematch_of.clone(),
     }

@@ -9,7 +9,7 @@ use serde_json::Value;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 use tokio_tungstenite::tungstenite::Message;
-use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
+use tokio_tungstenite::tungstenite::protocol::{CloseFrame, WebSocketConfig};
 use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
 
 /// A client-side failure.
@@ -27,9 +27,38 @@ pub enum ClientError {
     /// Nothing arrived in time.
     #[error("timed out waiting for the server")]
     Timeout,
-    /// The server closed the connection.
+    /// The connection ended without a close frame.
     #[error("connection closed")]
     Closed,
+    /// The server closed the connection with a close frame.
+    #[error("connection closed by the server: {code} {reason}")]
+    ClosedWith {
+        /// The close code (1009: message too big, 1008: rate limit, …).
+        code: u16,
+        /// The reason text.
+        reason: String,
+    },
+}
+
+impl ClientError {
+    /// The close code, if the server closed the connection with a close frame.
+    pub fn close_code(&self) -> Option<u16> {
+        match self {
+            ClientError::ClosedWith { code, .. } => Some(*code),
+            _ => None,
+        }
+    }
+}
+
+/// The error for a received close frame.
+fn closed_with(frame: Option<CloseFrame>) -> ClientError {
+    match frame {
+        Some(f) => ClientError::ClosedWith {
+            code: u16::from(f.code),
+            reason: f.reason.to_string(),
+        },
+        None => ClientError::Closed,
+    }
 }
 
 /// An HTTP answer.
@@ -95,6 +124,23 @@ pub async fn http(
     })
 }
 
+/// Claims the free seat of friend game `id` (`POST /api/games/{id}/join`, with the
+/// invite token if given), as the page of the invite link does (docs/protocol.md §2.2).
+pub async fn claim_seat(
+    addr: SocketAddr,
+    id: &str,
+    invite: Option<&str>,
+) -> Result<HttpResponse, ClientError> {
+    let body = invite.map(|t| serde_json::json!({ "invite": t }).to_string());
+    http(
+        addr,
+        "POST",
+        &format!("/api/games/{id}/join"),
+        body.as_deref(),
+    )
+    .await
+}
+
 fn dechunk(mut b: &[u8]) -> Result<Vec<u8>, ClientError> {
     let mut out = Vec::new();
     loop {
@@ -158,6 +204,20 @@ impl WsClient {
         Ok(())
     }
 
+    /// Sends one text message cut into frames of `part` bytes (a fragmented message).
+    pub async fn send_fragmented(&mut self, text: &str, part: usize) -> Result<(), ClientError> {
+        use tokio_tungstenite::tungstenite::protocol::frame::Frame;
+        use tokio_tungstenite::tungstenite::protocol::frame::coding::{Data, OpCode};
+        let chunks: Vec<&[u8]> = text.as_bytes().chunks(part.max(1)).collect();
+        for (i, chunk) in chunks.iter().enumerate() {
+            let op = if i == 0 { Data::Text } else { Data::Continue };
+            let frame = Frame::message(chunk.to_vec(), OpCode::Data(op), i + 1 == chunks.len());
+            self.ws.feed(Message::Frame(frame)).await?;
+        }
+        self.ws.flush().await?;
+        Ok(())
+    }
+
     /// Sends a binary frame.
     pub async fn send_binary(&mut self, b: Vec<u8>) -> Result<(), ClientError> {
         self.ws.send(Message::binary(b)).await?;
@@ -177,7 +237,7 @@ impl WsClient {
                 None => return Err(ClientError::Closed),
                 Some(Err(e)) => return Err(e.into()),
                 Some(Ok(Message::Text(t))) => return Ok(t),
-                Some(Ok(Message::Close(_))) => return Err(ClientError::Closed),
+                Some(Ok(Message::Close(f))) => return Err(closed_with(f)),
                 Some(Ok(_)) => continue,
             }
         }
@@ -200,7 +260,7 @@ impl WsClient {
                     }
                     return Ok(v);
                 }
-                Some(Ok(Message::Close(_))) => return Err(ClientError::Closed),
+                Some(Ok(Message::Close(f))) => return Err(closed_with(f)),
                 Some(Ok(_)) => continue,
             }
         }

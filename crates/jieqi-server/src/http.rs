@@ -5,6 +5,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use axum::body::Bytes;
+use axum::extract::rejection::BytesRejection;
 use axum::extract::{DefaultBodyLimit, Path, Query, State, WebSocketUpgrade};
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
@@ -15,7 +16,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::json;
 use tokio::sync::oneshot;
 
-use crate::actor::{Cmd, replay_stored};
+use crate::actor::{ClaimRefused, Cmd, invite_url, replay_stored};
 use crate::clock::TimeControl;
 use crate::knowledge::{self, PlyOut};
 use crate::store::{ListKind, StoreError, Summary};
@@ -33,6 +34,14 @@ pub enum ApiError {
     /// The free seat is gone.
     #[error("no free seat in this game")]
     SeatTaken,
+    /// An unlisted friend game's seat needs the invite link's token.
+    #[error(
+        "this friend game is joined through its invite link: the invite token is missing or wrong"
+    )]
+    BadInvite,
+    /// A request body over the limit.
+    #[error("request bodies are at most {max} bytes", max = BODY_LIMIT)]
+    TooLarge,
     /// The game is still running.
     #[error("the game is not finished")]
     NotFinished,
@@ -62,6 +71,8 @@ impl IntoResponse for ApiError {
             ApiError::BadRequest(_) => (StatusCode::BAD_REQUEST, "bad_request"),
             ApiError::NoGame(_) => (StatusCode::NOT_FOUND, "no_game"),
             ApiError::SeatTaken => (StatusCode::CONFLICT, "seat_taken"),
+            ApiError::BadInvite => (StatusCode::FORBIDDEN, "bad_invite"),
+            ApiError::TooLarge => (StatusCode::PAYLOAD_TOO_LARGE, "too_large"),
             ApiError::NotFinished => (StatusCode::CONFLICT, "not_finished"),
             ApiError::BadPly(..) => (StatusCode::CONFLICT, "bad_ply"),
             ApiError::Busy => (StatusCode::TOO_MANY_REQUESTS, "busy"),
@@ -74,6 +85,33 @@ impl IntoResponse for ApiError {
         let body = json!({ "error": { "code": code, "message": self.to_string() } });
         (status, Json(body)).into_response()
     }
+}
+
+/// The largest request body accepted (`413 too_large` past it).
+pub const BODY_LIMIT: usize = 16 * 1024;
+
+/// A request body, or `too_large` past [`BODY_LIMIT`] and `bad` (with the reason) for
+/// any other failure to read it. Shared with the tournament routes.
+pub fn body_or<E>(
+    body: Result<Bytes, BytesRejection>,
+    too_large: E,
+    bad: impl FnOnce(String) -> E,
+) -> Result<Bytes, E> {
+    body.map_err(|e| match e.status() {
+        StatusCode::PAYLOAD_TOO_LARGE => too_large,
+        _ => bad(format!("request body: {e}")),
+    })
+}
+
+/// A JSON request body; an empty one (or only whitespace) gives the defaults.
+fn json_body<T: serde::de::DeserializeOwned + Default>(
+    body: Result<Bytes, BytesRejection>,
+) -> Result<T, ApiError> {
+    let body = body_or(body, ApiError::TooLarge, ApiError::BadRequest)?;
+    if body.iter().all(u8::is_ascii_whitespace) {
+        return Ok(T::default());
+    }
+    serde_json::from_slice(&body).map_err(|e| ApiError::BadRequest(format!("request body: {e}")))
 }
 
 /// The application's routes.
@@ -92,7 +130,7 @@ pub fn router(shared: Arc<Shared>) -> Router {
         .route("/api/games/{id}/eval", get(eval))
         .route("/api/games/{id}/record", get(record))
         .merge(crate::tournament::routes())
-        .layer(DefaultBodyLimit::max(16 * 1024))
+        .layer(DefaultBodyLimit::max(BODY_LIMIT))
         .with_state(shared)
 }
 
@@ -153,6 +191,7 @@ struct CreateResp {
     token: String,
     url: String,
     invite_url: Option<String>,
+    invite_token: Option<String>,
     commitment: String,
 }
 
@@ -166,13 +205,7 @@ fn random_color() -> Color {
     }
 }
 
-fn parse_create(body: &[u8]) -> Result<(GameOptions, Color), ApiError> {
-    let req: CreateReq = if body.iter().all(u8::is_ascii_whitespace) {
-        CreateReq::default()
-    } else {
-        serde_json::from_slice(body)
-            .map_err(|e| ApiError::BadRequest(format!("request body: {e}")))?
-    };
+fn parse_create(req: CreateReq) -> Result<(GameOptions, Color), ApiError> {
     let engine = match req.opponent.as_deref().unwrap_or("engine") {
         "engine" => true,
         "friend" => false,
@@ -222,38 +255,54 @@ fn parse_create(body: &[u8]) -> Result<(GameOptions, Color), ApiError> {
     Ok((opts, me))
 }
 
-async fn create(State(shared): State<Arc<Shared>>, body: Bytes) -> Result<Response, ApiError> {
-    let (opts, me) = parse_create(&body)?;
-    let invite = opts.invite;
+async fn create(
+    State(shared): State<Arc<Shared>>,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Response, ApiError> {
+    let (opts, me) = parse_create(json_body(body)?)?;
     let c = shared.create_game(opts).await?;
-    let url = |color: Color| format!("/game/{}?seat={}", c.id, c.tokens[color]);
     let resp = CreateResp {
         seat: me.name(),
         token: c.tokens[me].clone(),
-        url: url(me),
-        invite_url: invite.map(url),
+        url: format!("/game/{}?seat={}", c.id, c.tokens[me]),
+        invite_url: c.invite_token.as_deref().map(|t| invite_url(&c.id, t)),
+        invite_token: c.invite_token.clone(),
         commitment: c.commitment.clone(),
         id: c.id.clone(),
     };
     Ok((StatusCode::CREATED, Json(resp)).into_response())
 }
 
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct JoinReq {
+    invite: Option<String>,
+}
+
 async fn join(
     State(shared): State<Arc<Shared>>,
     Path(id): Path<String>,
+    body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, ApiError> {
+    let req: JoinReq = json_body(body)?;
     let tx = shared
         .game(&id)
         .await?
         .ok_or_else(|| ApiError::NoGame(id.clone()))?;
     let (reply, answer) = oneshot::channel();
-    tx.send(Cmd::ClaimInvite { reply })
-        .await
-        .map_err(|_| ApiError::Internal("the game stopped".into()))?;
+    tx.send(Cmd::ClaimInvite {
+        invite: req.invite,
+        reply,
+    })
+    .await
+    .map_err(|_| ApiError::Internal("the game stopped".into()))?;
     let (seat, token) = answer
         .await
         .map_err(|_| ApiError::Internal("the game stopped".into()))?
-        .ok_or(ApiError::SeatTaken)?;
+        .map_err(|r| match r {
+            ClaimRefused::SeatTaken => ApiError::SeatTaken,
+            ClaimRefused::BadInvite => ApiError::BadInvite,
+        })?;
     Ok(Json(json!({
         "id": id,
         "seat": seat.name(),

@@ -105,6 +105,23 @@ pub struct GameOptions {
     pub rematch_of: Option<String>,
 }
 
+impl GameOptions {
+    /// What kind of game these options make, for the log: `engine`, `friend` (an
+    /// invite link), `open` (a listed friend game), `rematch`, or `seats` (both seat
+    /// links handed out by whoever created it: a tournament's games).
+    pub fn mode(&self) -> &'static str {
+        if self.engine.red.is_some() || self.engine.black.is_some() {
+            "engine"
+        } else if self.invite.is_some() {
+            if self.listed { "open" } else { "friend" }
+        } else if self.rematch_of.is_some() {
+            "rematch"
+        } else {
+            "seats"
+        }
+    }
+}
+
 /// A created game.
 #[derive(Clone, Debug)]
 pub struct Created {
@@ -112,6 +129,8 @@ pub struct Created {
     pub id: String,
     /// Seat tokens (an engine seat's is never handed out).
     pub tokens: ByColor<String>,
+    /// The invite link's secret, for a game with an invite seat.
+    pub invite_token: Option<String>,
     /// The deal commitment.
     pub commitment: String,
 }
@@ -262,9 +281,18 @@ impl Shared {
     ) -> Result<Created, StoreError> {
         let id = util::new_game_id();
         let tokens = ByColor::new_with(|_| util::new_token());
-        let rec = actor::new_game_record(&id, &opts, &tokens, &deal, &salt);
+        let invite_token = opts.invite.map(|_| util::new_token());
+        let rec = actor::new_game_record(&id, &opts, &tokens, invite_token.clone(), &deal, &salt);
         let commitment = rec.commitment.clone();
         self.store.write(Write::Create(rec.clone())).await?;
+        tracing::info!(
+            game = %id,
+            mode = opts.mode(),
+            time = %rec.time,
+            move_time_s = rec.move_time_s,
+            rules = %rec.rules,
+            "game created"
+        );
         let stored = store::StoredGame {
             new: rec,
             invite_claimed: false,
@@ -278,6 +306,7 @@ impl Shared {
         Ok(Created {
             id,
             tokens,
+            invite_token,
             commitment,
         })
     }
@@ -325,9 +354,25 @@ impl Shared {
         let ids = self.store.unfinished().await?;
         let mut n = 0;
         for id in ids {
-            match self.game(&id).await {
-                Ok(Some(_)) => n += 1,
-                Ok(None) => {}
+            let stored = match self.store.load(&id).await {
+                Ok(Some(s)) => s,
+                Ok(None) => continue,
+                Err(e) => {
+                    tracing::error!(game = %id, "cannot resume: {e}");
+                    continue;
+                }
+            };
+            let plies = stored.moves.len();
+            let status = if stored.started_ms.is_some() {
+                "live"
+            } else {
+                "waiting"
+            };
+            match self.spawn_game(stored) {
+                Ok(_) => {
+                    n += 1;
+                    tracing::info!(game = %id, plies, status, "game resumed");
+                }
                 Err(e) => tracing::error!(game = %id, "cannot resume: {e}"),
             }
         }

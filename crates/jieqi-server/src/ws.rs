@@ -6,15 +6,22 @@ use std::time::Duration;
 
 use axum::extract::ws::{CloseFrame, Message, Utf8Bytes, WebSocket};
 use futures_util::{SinkExt, StreamExt};
+use jieqi_core::Viewer;
 use tokio::sync::{mpsc, oneshot};
 use tokio::time::Instant;
+use tokio_tungstenite::tungstenite;
 
 use crate::Shared;
 use crate::actor::Cmd;
+use crate::knowledge::viewer_name;
 use crate::protocol::{self, ClientIn, ProtoError};
 
-/// Frames larger than this close the connection (code 1009).
+/// Frames (and messages) larger than this close the connection with code 1009
+/// (message too big). The WebSocket layer refuses them as soon as it reads their
+/// length, before buffering them.
 pub const MAX_FRAME_BYTES: usize = 64 * 1024;
+/// The close code for a message over [`MAX_FRAME_BYTES`] (RFC 6455 §7.4.1).
+pub const CLOSE_TOO_BIG: u16 = 1009;
 /// Sustained messages per second per connection (default).
 pub const RATE_PER_SEC: f64 = 20.0;
 /// Burst allowance (default).
@@ -61,12 +68,23 @@ struct Session {
     conn: u64,
     outbox: mpsc::Sender<Utf8Bytes>,
     game: Option<mpsc::Sender<Cmd>>,
+    /// The game joined and as whom (for the log: never the token).
+    joined: Option<(String, Viewer)>,
+}
+
+/// Whether a read failed because the message was over the size limits.
+fn is_too_big(e: &axum::Error) -> bool {
+    std::error::Error::source(e)
+        .and_then(|s| s.downcast_ref::<tungstenite::Error>())
+        .is_some_and(|e| matches!(e, tungstenite::Error::Capacity(_)))
 }
 
 /// Serves one WebSocket until it closes or the server stops.
 pub async fn serve_socket(socket: WebSocket, shared: Arc<Shared>) {
     shared.conn_opened();
     let conn = shared.next_conn_id();
+    let opened = Instant::now();
+    tracing::info!(conn, "connection accepted");
     let (mut sink, mut stream) = socket.split();
     let (outbox, mut rx) = mpsc::channel::<Utf8Bytes>(OUTBOX);
     let mut session = Session {
@@ -74,6 +92,7 @@ pub async fn serve_socket(socket: WebSocket, shared: Arc<Shared>) {
         conn,
         outbox,
         game: None,
+        joined: None,
     };
     let stop = Shared::stopped(shared.stop_signal());
     tokio::pin!(stop);
@@ -85,25 +104,32 @@ pub async fn serve_socket(socket: WebSocket, shared: Arc<Shared>) {
             reason: Utf8Bytes::from_static(reason),
         }))
     };
-    loop {
+    // Why the connection ended, for the log.
+    let why: &str = loop {
         tokio::select! {
             incoming = stream.next() => {
                 let msg = match incoming {
                     Some(Ok(m)) => m,
+                    // Past the limit the socket cannot be read on (the rest of the
+                    // frame is unread), but it can still be told why it is closed.
+                    Some(Err(e)) if is_too_big(&e) => {
+                        let _ = sink.send(close(CLOSE_TOO_BIG, "message too big")).await;
+                        break "message too big";
+                    }
                     Some(Err(e)) => {
                         tracing::debug!(conn, "socket error: {e}");
-                        break;
+                        break "socket error";
                     }
-                    None => break,
+                    None => break "gone",
                 };
                 let text = match msg {
                     Message::Text(t) => t,
                     Message::Binary(_) => {
                         let e = ProtoError::new("bad_json", "binary frames are not part of the protocol; send JSON text");
-                        if !session.reply_error(&mut sink, &e, None).await { break }
+                        if !session.reply_error(&mut sink, &e, None).await { break "gone" }
                         continue;
                     }
-                    Message::Close(_) => break,
+                    Message::Close(_) => break "closed by the client",
                     Message::Ping(_) | Message::Pong(_) => continue,
                 };
                 if !bucket.take() {
@@ -111,38 +137,50 @@ pub async fn serve_socket(socket: WebSocket, shared: Arc<Shared>) {
                     if dropped > MAX_DROPPED {
                         let _ = sink.send(close(1008, "rate limit")).await;
                         drain(&mut stream).await;
-                        break;
+                        break "rate limit";
                     }
                     let e = ProtoError::new("rate_limited", format!("at most {} messages per second", bucket.rate));
-                    if !session.reply_error(&mut sink, &e, None).await { break }
+                    if !session.reply_error(&mut sink, &e, None).await { break "gone" }
                     continue;
                 }
                 if let Err((t, e)) = session.handle(&text, &mut sink).await {
-                    if !session.reply_error(&mut sink, &e, t.as_deref()).await { break }
+                    if !session.reply_error(&mut sink, &e, t.as_deref()).await { break "gone" }
                 }
             }
             out = rx.recv() => match out {
                 Some(text) => {
                     if sink.send(Message::Text(text)).await.is_err() {
-                        break;
+                        break "gone";
                     }
                 }
                 // The game dropped this connection (too slow): it must reconnect.
                 None => {
                     let _ = sink.send(close(1013, "too slow, reconnect")).await;
-                    break;
+                    break "too slow";
                 }
             },
             _ = &mut stop => {
                 let _ = sink.send(close(1001, "server shutting down")).await;
-                break;
+                break "server shutting down";
             }
         }
-    }
+    };
     if let Some(game) = &session.game {
         let _ = game.send(Cmd::Leave { conn }).await;
     }
     shared.conn_closed();
+    let (game, viewer) = match &session.joined {
+        Some((g, v)) => (Some(tracing::field::display(g)), Some(viewer_name(*v))),
+        None => (None, None),
+    };
+    tracing::info!(
+        conn,
+        game,
+        viewer,
+        why,
+        secs = opened.elapsed().as_secs(),
+        "connection closed"
+    );
 }
 
 type Sink = futures_util::stream::SplitSink<WebSocket, Message>;
@@ -215,8 +253,15 @@ impl Session {
                         continue;
                     }
                     return match answer.await {
-                        Ok(Ok(())) => {
+                        Ok(Ok(viewer)) => {
+                            tracing::info!(
+                                conn = self.conn,
+                                %game,
+                                viewer = viewer_name(viewer),
+                                "connection joined"
+                            );
                             self.game = Some(tx);
+                            self.joined = Some((game, viewer));
                             Ok(())
                         }
                         Ok(Err(e)) => Err((t, e)),

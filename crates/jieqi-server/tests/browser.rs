@@ -495,18 +495,9 @@ impl Browser {
 /// and the commitment check against one made by jieqi-core.
 #[test]
 fn page_logic_in_chromium() {
-    let chromium = tool("CHROMIUM", "/usr/bin/chromium", "chromium");
-    let chromedriver = tool("CHROMEDRIVER", "/usr/bin/chromedriver", "chromium-driver");
-    let dir = tempfile::tempdir().expect("temp dir");
-    let rt = runtime();
-    let server = start_server(
-        &rt,
-        SocketAddr::from(([127, 0, 0, 1], 0)),
-        &dir.path().join("logic.db"),
-    );
-    let driver = start_driver(&chromedriver);
-    let b = new_session(&driver, &chromium, &dir.path().join("profile"));
-    b.goto(&format!("http://{}/", server.addr));
+    let stage = Stage::start("logic.db", 1);
+    let b = &stage.browsers[0];
+    b.goto(&format!("{}/", stage.base));
     b.wait_for("#play-engine");
 
     let deal = jieqi_core::Deal::from_seed(b"browser");
@@ -576,10 +567,7 @@ fn page_logic_in_chromium() {
     );
     assert_eq!(out["bad"], json!(false), "a wrong salt fails");
     assert_eq!(out["clock"], json!(["10:00", "1:05", "0:09.4", "1:02:03"]));
-
-    b.quit();
-    drop(driver);
-    rt.block_on(server.shutdown());
+    stage.finish();
 }
 
 /// Two people in two browsers: one creates a listed friend game (the invite link is
@@ -587,42 +575,9 @@ fn page_logic_in_chromium() {
 /// draw is offered and accepted, and both see the result.
 #[test]
 fn friends_in_two_browsers() {
-    let chromium = tool("CHROMIUM", "/usr/bin/chromium", "chromium");
-    let chromedriver = tool("CHROMEDRIVER", "/usr/bin/chromedriver", "chromium-driver");
-    let dir = tempfile::tempdir().expect("temp dir");
-    let rt = runtime();
-    let server = start_server(
-        &rt,
-        SocketAddr::from(([127, 0, 0, 1], 0)),
-        &dir.path().join("friends.db"),
-    );
-    let base = format!("http://{}", server.addr);
-    let driver = start_driver(&chromedriver);
-    let a = new_session(&driver, &chromium, &dir.path().join("profile-a"));
-    let b = new_session(&driver, &chromium, &dir.path().join("profile-b"));
-
-    a.goto(&format!("{base}/"));
-    a.wait_for("#play-friend");
-    a.click("#color option[value='red']");
-    a.click("#time option[value='5+3']");
-    a.click("#listed");
-    a.click("#play-friend");
-    a.wait_for("#invite-url");
-    let invite = a.script(
-        "return document.querySelector('#invite-url').value;",
-        json!([]),
-    );
-    let invite = invite.as_str().expect("invite link");
-    assert!(
-        invite.starts_with(&format!("{base}/game/")) && invite.contains("?seat="),
-        "{invite}"
-    );
-    let id = invite
-        .split("/game/")
-        .nth(1)
-        .and_then(|r| r.split('?').next())
-        .expect("game id")
-        .to_string();
+    let f = Stage::start("friends.db", 2);
+    let (a, b, base) = (&f.browsers[0], &f.browsers[1], &f.base);
+    let (invite, id) = create_friend_game(a, base, true);
     assert_eq!(
         a.script(
             "return document.querySelector('.board-box').dataset.status;",
@@ -664,7 +619,7 @@ fn friends_in_two_browsers() {
 
     // Red moves; Black sees it and is to move.
     a.wait_for("#status.mine");
-    click_a_move(&a, Some(("c3", "c4")));
+    click_a_move(a, Some(("c3", "c4")));
     b.wait(
         "Red's move on Black's board",
         "return document.querySelectorAll('#moves td.ply').length === 1 && !!document.querySelector('#status.mine');",
@@ -684,7 +639,7 @@ fn friends_in_two_browsers() {
     b.click("#offer-draw");
     a.wait_for("#accept-draw");
     a.click("#accept-draw");
-    for who in [&a, &b] {
+    for who in [a, b] {
         who.wait_for("#result");
         let r = who.script(
             "const r = document.querySelector('#result'); return [r.dataset.result, r.dataset.reason];",
@@ -704,13 +659,137 @@ fn friends_in_two_browsers() {
         json!(0),
         "a spectator has no player buttons"
     );
-    for who in [&a, &b] {
-        let errors = who.console_errors();
-        assert!(errors.is_empty(), "the page logged errors: {errors:#?}");
+    f.assert_no_console_errors();
+    f.finish();
+}
+
+/// A friend game that is not listed: its spectator link gives no seat; the invite link
+/// claims the free seat (the address becomes the seat's own link), a reload keeps it,
+/// and the used invite link, opened again without that seat, says it is used.
+#[test]
+fn friend_joins_through_the_invite_link() {
+    let f = Stage::start("invite.db", 2);
+    let (a, b, base) = (&f.browsers[0], &f.browsers[1], &f.base);
+    let (invite, id) = create_friend_game(a, base, false);
+    let where_ = |who: &Browser| {
+        who.script("return location.pathname + location.search;", json!([]))
+            .as_str()
+            .expect("address")
+            .to_string()
+    };
+
+    // The spectator link: the game, waiting, and no seat.
+    b.goto(&format!("{base}/game/{id}"));
+    b.wait_for(".board-box[data-status=waiting]");
+    assert!(
+        b.find("#invite-url").is_none(),
+        "a spectator gets no invite link"
+    );
+    // The invite link: the free seat, on the seat's own link.
+    b.goto(&invite);
+    b.wait_for(".board-box[data-status=live]");
+    a.wait_for(".board-box[data-status=live]");
+    let seat_link = where_(b);
+    assert!(
+        seat_link.starts_with(&format!("/game/{id}?seat=")),
+        "{seat_link}"
+    );
+    // Red moves; Black sees it and is to move, also after a reload.
+    a.wait_for("#status.mine");
+    click_a_move(a, None);
+    b.wait(
+        "Red's move on Black's board",
+        "return document.querySelectorAll('#moves td.ply').length === 1 && !!document.querySelector('#status.mine');",
+        json!([]),
+        WAIT,
+    );
+    b.goto(&format!("{base}{seat_link}"));
+    b.wait_for("#status.mine");
+    // The invite link again in the same browser leads back to the seat.
+    b.goto(&invite);
+    b.wait_for("#status.mine");
+    assert_eq!(where_(b), seat_link);
+    f.assert_no_console_errors();
+    // Without that seat in the browser (another person), the used link says so.
+    b.script("localStorage.clear(); return null;", json!([]));
+    b.goto(&invite);
+    b.wait_for("#invite-error[data-code=seat_taken]");
+    f.finish();
+}
+
+/// A server on a fresh database `db` and `people` browsers, each with a profile of
+/// its own (two people do not share a `localStorage`).
+struct Stage {
+    browsers: Vec<Browser>,
+    base: String,
+    driver: Driver,
+    server: Server,
+    rt: tokio::runtime::Runtime,
+    _dir: tempfile::TempDir,
+}
+
+impl Stage {
+    fn start(db: &str, people: usize) -> Stage {
+        let chromium = tool("CHROMIUM", "/usr/bin/chromium", "chromium");
+        let chromedriver = tool("CHROMEDRIVER", "/usr/bin/chromedriver", "chromium-driver");
+        let dir = tempfile::tempdir().expect("temp dir");
+        let rt = runtime();
+        let server = start_server(
+            &rt,
+            SocketAddr::from(([127, 0, 0, 1], 0)),
+            &dir.path().join(db),
+        );
+        let driver = start_driver(&chromedriver);
+        Stage {
+            browsers: (0..people)
+                .map(|i| new_session(&driver, &chromium, &dir.path().join(format!("profile-{i}"))))
+                .collect(),
+            base: format!("http://{}", server.addr),
+            driver,
+            server,
+            rt,
+            _dir: dir,
+        }
     }
 
-    a.quit();
-    b.quit();
-    drop(driver);
-    rt.block_on(server.shutdown());
+    /// Fails if a page logged an error in any of the browsers.
+    fn assert_no_console_errors(&self) {
+        for (i, b) in self.browsers.iter().enumerate() {
+            let errors = b.console_errors();
+            assert!(errors.is_empty(), "page {i} logged errors: {errors:#?}");
+        }
+    }
+
+    fn finish(self) {
+        for b in self.browsers {
+            b.quit();
+        }
+        drop(self.driver);
+        self.rt.block_on(self.server.shutdown());
+    }
+}
+
+/// In `a`'s browser, from the lobby: a friend game as Red at 5+3, `listed` or not.
+/// Returns its invite link (shown on the game page) and its id.
+fn create_friend_game(a: &Browser, base: &str, listed: bool) -> (String, String) {
+    a.goto(&format!("{base}/"));
+    a.wait_for("#play-friend");
+    a.click("#color option[value='red']");
+    a.click("#time option[value='5+3']");
+    if listed {
+        a.click("#listed");
+    }
+    a.click("#play-friend");
+    a.wait_for("#invite-url");
+    let invite = a.script(
+        "return document.querySelector('#invite-url').value;",
+        json!([]),
+    );
+    let invite = invite.as_str().expect("invite link").to_string();
+    let id = invite
+        .strip_prefix(&format!("{base}/game/"))
+        .and_then(|r| r.split_once("?invite="))
+        .map(|(id, _)| id.to_string())
+        .unwrap_or_else(|| a.fail(&format!("not an invite link: {invite}")));
+    (invite, id)
 }

@@ -215,8 +215,15 @@ async fn http_api_lists_joins_replays_and_refuses_bad_requests() {
     }
     let r = post("/api/games".into(), "{not json".into()).await;
     assert_eq!(r.status, 400);
-    let r = post("/api/games".into(), "x".repeat(20_000)).await;
-    assert!(r.status == 413 || r.status == 400, "{}", r.status);
+    // Bodies over 16 KiB: 413 with the JSON error, for both routes that take one.
+    for path in [
+        "/api/games".to_string(),
+        "/api/games/zzzzzzzzzz/join".into(),
+    ] {
+        let r = post(path, format!("{{\"x\": \"{}\"}}", "x".repeat(20_000))).await;
+        assert_eq!(r.status, 413);
+        assert_eq!(r.json().unwrap()["error"]["code"], "too_large");
+    }
 
     let open = create(
         addr,
@@ -231,14 +238,16 @@ async fn http_api_lists_joins_replays_and_refuses_bad_requests() {
             .iter()
             .any(|g| g["id"] == open.id)
     );
-    // The free seat goes to the first who asks, and only once.
+    // The free seat of a listed game goes to the first who asks (no invite token
+    // needed), and only once.
     let r = post(format!("/api/games/{}/join", open.id), String::new()).await;
     assert_eq!(r.status, 200);
     let j = r.json().unwrap();
     assert_eq!(j["seat"], "black");
+    let black_token = j["token"].as_str().unwrap().to_string();
     assert_eq!(
-        j["token"].as_str().unwrap(),
-        open.invite.as_deref().unwrap()
+        j["url"],
+        json!(format!("/game/{}?seat={black_token}", open.id))
     );
     assert_eq!(
         post(format!("/api/games/{}/join", open.id), String::new())
@@ -278,7 +287,7 @@ async fn http_api_lists_joins_replays_and_refuses_bad_requests() {
         409
     );
     let (mut red, _) = join(addr, &open.id, Some(&open.token)).await;
-    let (_black, _) = join(addr, &open.id, open.invite.as_deref()).await;
+    let (_black, _) = join(addr, &open.id, Some(&black_token)).await;
     red.recv_until("state", WAIT).await.unwrap();
     assert!(
         get("/api/games?list=live".into()).await.json().unwrap()["games"]
@@ -352,7 +361,7 @@ async fn http_api_lists_joins_replays_and_refuses_bad_requests() {
 }
 
 /// `state.invite_url` goes to the creating seat while the game waits for the friend,
-/// and to nobody else, ever (it holds the other seat's token).
+/// and to nobody else, ever (it claims the other seat).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn invite_url_only_for_the_creator_while_waiting() {
     let (server, _dir) = start(60_000).await;
@@ -363,7 +372,8 @@ async fn invite_url_only_for_the_creator_while_waiting() {
     )
     .await;
     let invite = g.invite.clone().expect("a friend game has an invite link");
-    let want = format!("/game/{}?seat={invite}", g.id);
+    let invite_token = g.invite_token.clone().unwrap();
+    let want = format!("/game/{}?invite={invite_token}", g.id);
     let (mut creator, s) = join(addr, &g.id, Some(&g.token)).await;
     assert_eq!(s["d"]["you"], "black");
     assert_eq!(s["d"]["status"], "waiting");
@@ -385,10 +395,13 @@ async fn invite_url_only_for_the_creator_while_waiting() {
     assert!(sync(&mut creator).await["d"]["invite_url"].is_null());
     assert!(sync(&mut spectator).await["d"]["invite_url"].is_null());
     assert!(sync(&mut friend).await["d"]["invite_url"].is_null());
-    // Nothing the spectator received carries either seat's token.
+    // Nothing the spectator received carries either seat's token or the invite.
     for m in &spectator.log {
         let raw = m.to_string();
-        assert!(!raw.contains(&invite) && !raw.contains(&g.token), "{raw}");
+        assert!(
+            !raw.contains(&invite) && !raw.contains(&g.token) && !raw.contains(&invite_token),
+            "{raw}"
+        );
     }
     // Nothing the friend received carries the creator's token.
     for m in &friend.log {
@@ -402,5 +415,129 @@ async fn invite_url_only_for_the_creator_while_waiting() {
     .await;
     let (_me, s) = join(addr, &e.id, Some(&e.token)).await;
     assert!(s["d"]["invite_url"].is_null(), "{s}");
+    server.shutdown().await;
+}
+
+/// An unlisted friend game's free seat is a capability of its invite link: joining
+/// without the invite token or with a wrong one is refused (`403 bad_invite`) and
+/// changes nothing; the right one hands out the seat — again on a reload, until the
+/// friend has joined, never after. The spectator link /game/{id} gives away nothing.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn unlisted_friend_game_seat_needs_the_invite_token() {
+    let (server, _dir) = start(60_000).await;
+    let addr = server.addr;
+    let body = json!({"opponent": "friend", "color": "red", "time": "10+5"}).to_string();
+    let r = http(addr, "POST", "/api/games", Some(&body)).await.unwrap();
+    assert_eq!(r.status, 201);
+    let g = r.json().unwrap();
+    let id = g["id"].as_str().unwrap().to_string();
+    let invite = g["invite_token"].as_str().unwrap().to_string();
+    assert_eq!(invite.len(), 32);
+    assert_eq!(
+        g["invite_url"],
+        json!(format!("/game/{id}?invite={invite}"))
+    );
+    assert_ne!(invite, g["token"].as_str().unwrap());
+    let summary = |path: String| async move {
+        let r = http(addr, "GET", &path, None).await.unwrap();
+        r.json().unwrap()
+    };
+    let before: Value = summary(format!("/api/games/{id}")).await;
+    // A spectator of the waiting game learns nothing that claims the seat.
+    let (mut spectator, s) = join(addr, &id, None).await;
+    assert_eq!(s["d"]["you"], "spectator");
+    assert!(!s.to_string().contains(&invite));
+
+    let wrong = "0".repeat(32);
+    let mut bad = vec![
+        claim(addr, &id, None).await,
+        claim(addr, &id, Some(&wrong)).await,
+        claim(addr, &id, Some("")).await,
+        claim(addr, &id, Some(&invite[..31])).await,
+        claim(addr, &id, Some(g["token"].as_str().unwrap())).await,
+    ];
+    let r = http(addr, "POST", &format!("/api/games/{id}/join"), Some("{}"))
+        .await
+        .unwrap();
+    bad.push(r);
+    for r in bad {
+        assert_eq!(r.status, 403, "{}", String::from_utf8_lossy(&r.body));
+        let e = r.json().unwrap();
+        assert_eq!(e["error"]["code"], "bad_invite");
+        assert!(!e.to_string().contains(&invite));
+    }
+    assert_eq!(
+        summary(format!("/api/games/{id}")).await,
+        before,
+        "refused claims change nothing"
+    );
+    assert!(sync(&mut spectator).await["d"]["status"] == "waiting");
+
+    // The invite token: the free seat, and the same again (a reload, another device).
+    let r = claim(addr, &id, Some(&invite)).await;
+    assert_eq!(r.status, 200, "{}", String::from_utf8_lossy(&r.body));
+    let j = r.json().unwrap();
+    assert_eq!(j["seat"], "black");
+    let black = j["token"].as_str().unwrap().to_string();
+    assert_eq!(j["url"], json!(format!("/game/{id}?seat={black}")));
+    let again = claim(addr, &id, Some(&invite)).await.json().unwrap();
+    assert_eq!(again["token"], json!(black));
+    // Still refused without it.
+    assert_eq!(claim(addr, &id, None).await.status, 403);
+
+    let (mut red, _) = join(addr, &id, g["token"].as_str()).await;
+    let (_black, s) = join(addr, &id, Some(&black)).await;
+    assert_eq!(
+        (s["d"]["you"].as_str(), s["d"]["status"].as_str()),
+        (Some("black"), Some("live"))
+    );
+    red.recv_until("state", WAIT).await.unwrap();
+    // Once the friend sits, the invite link no longer hands out the seat.
+    let r = claim(addr, &id, Some(&invite)).await;
+    assert_eq!(r.status, 409);
+    assert_eq!(r.json().unwrap()["error"]["code"], "seat_taken");
+    assert_eq!(claim(addr, &id, Some(&wrong)).await.status, 403);
+    // Engine games have no seat to claim.
+    let e = create(
+        addr,
+        json!({"opponent": "engine", "level": 1, "color": "red", "time": "none"}),
+    )
+    .await;
+    assert!(e.invite_token.is_none());
+    assert_eq!(claim(addr, &e.id, None).await.status, 409);
+    server.shutdown().await;
+}
+
+/// The invite token is stored with the game: after a restart the creator's page still
+/// shows the invite link and the token still claims the seat (a wrong one does not).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn invite_token_survives_a_restart() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("restart.db");
+    let server = start_on(&db, 60_000, 1000.0).await;
+    let g = create(
+        server.addr,
+        json!({"opponent": "friend", "color": "black", "time": "10+5"}),
+    )
+    .await;
+    let invite = g.invite_token.clone().unwrap();
+    let black = g.invite.clone().unwrap();
+    server.shutdown().await;
+
+    let server = start_on(&db, 60_000, 1000.0).await;
+    let addr = server.addr;
+    let (_creator, s) = join(addr, &g.id, Some(&g.token)).await;
+    assert_eq!(
+        s["d"]["invite_url"],
+        json!(format!("/game/{}?invite={invite}", g.id))
+    );
+    assert_eq!(claim(addr, &g.id, Some(&"f".repeat(32))).await.status, 403);
+    let r = claim(addr, &g.id, Some(&invite)).await;
+    assert_eq!(r.status, 200, "{}", String::from_utf8_lossy(&r.body));
+    let j = r.json().unwrap();
+    assert_eq!(
+        (j["seat"].as_str(), j["token"].as_str()),
+        (Some("red"), Some(black.as_str()))
+    );
     server.shutdown().await;
 }

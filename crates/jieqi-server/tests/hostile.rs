@@ -163,10 +163,34 @@ async fn hostile_messages_get_errors_and_change_nothing() {
         "sent {sent}, limited {limited}"
     );
 
-    // A frame beyond the hard limit closes that connection only.
-    let mut big = WsClient::connect(addr).await.unwrap();
-    let _ = big.send_raw("x".repeat(100_000)).await;
-    assert!(big.recv(Duration::from_secs(5)).await.is_err());
+    // A frame beyond the hard limit (64 KiB), or a message of smaller frames beyond
+    // it, closes that connection only, with close code 1009 (message too big): here a
+    // second connection of Red's, so that Red's first one, and the game, carry on.
+    for (size, part) in [
+        (64 * 1024 + 1, 0),
+        (100_000, 0),
+        (1 << 20, 0),
+        (100_000, 8192),
+    ] {
+        let (mut big, _) = join(addr, &a.id, Some(&a.token)).await;
+        let text = "x".repeat(size);
+        let _ = if part == 0 {
+            big.send_raw(text).await
+        } else {
+            big.send_fragmented(&text, part).await
+        };
+        let e = loop {
+            match big.recv(Duration::from_secs(5)).await {
+                Ok(_) => continue,
+                Err(e) => break e,
+            }
+        };
+        assert_eq!(
+            e.close_code(),
+            Some(1009),
+            "{size} bytes, frames of {part} (0: one frame): {e}"
+        );
+    }
 
     // Nothing changed for the game, and nobody else heard of any of it.
     let after = sync(&mut red).await;

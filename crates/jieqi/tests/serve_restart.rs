@@ -8,7 +8,7 @@ use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
-use jieqi_server::client::{WsClient, http};
+use jieqi_server::client::{WsClient, claim_seat, http};
 use serde_json::{Value, json};
 
 const WAIT: Duration = Duration::from_secs(10);
@@ -72,13 +72,12 @@ async fn killed_server_resumes_games_with_fair_clocks() {
     let g = r.json().unwrap();
     let id = g["id"].as_str().unwrap().to_string();
     let red_token = g["token"].as_str().unwrap().to_string();
-    let black_token = g["invite_url"]
-        .as_str()
-        .unwrap()
-        .split("seat=")
-        .nth(1)
-        .unwrap()
-        .to_string();
+    // The friend's seat, claimed with the invite token as the invite link's page does.
+    let r = claim_seat(addr, &id, g["invite_token"].as_str())
+        .await
+        .unwrap();
+    assert_eq!(r.status, 200);
+    let black_token = r.json().unwrap()["token"].as_str().unwrap().to_string();
     let (mut red, _) = join(addr, &id, &red_token).await;
     let (mut black, _) = join(addr, &id, &black_token).await;
     let mut last = red.recv_until("state", WAIT).await.unwrap();

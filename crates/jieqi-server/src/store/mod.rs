@@ -68,6 +68,9 @@ pub struct NewGame {
     pub seats: ByColor<SeatRecord>,
     /// The seat handed out by the invite link (friend games).
     pub invite: Option<Color>,
+    /// The invite link's secret (friend games): whoever has it may claim the invite
+    /// seat of an unlisted game (docs/protocol.md §2.2).
+    pub invite_token: Option<String>,
     /// Listed under open games.
     pub listed: bool,
     /// The game this one is a rematch of.

@@ -70,6 +70,7 @@ CREATE TABLE IF NOT EXISTS games (
   black_token TEXT NOT NULL,
   black_joined INTEGER NOT NULL,
   invite TEXT,
+  invite_token TEXT,
   listed INTEGER NOT NULL,
   invite_claimed INTEGER NOT NULL DEFAULT 0,
   rematch_of TEXT,
@@ -99,6 +100,43 @@ CREATE TABLE IF NOT EXISTS tournaments (
   state TEXT NOT NULL
 );
 ";
+
+/// Brings a database written by an earlier version up to [`SCHEMA`] (whose `CREATE
+/// TABLE IF NOT EXISTS` leaves an existing table as it was): adds the columns that came
+/// later, in one transaction.
+fn migrate(c: &mut Connection) -> Result<(), StoreError> {
+    let tx = c.transaction().map_err(db)?;
+    let has_column = |col: &str| {
+        tx.query_row(
+            "SELECT COUNT(*) FROM pragma_table_info('games') WHERE name = ?1",
+            [col],
+            |r| r.get::<_, i64>(0),
+        )
+        .map(|n| n > 0)
+        .map_err(db)
+    };
+    if !has_column("invite_token")? {
+        tx.execute_batch("ALTER TABLE games ADD COLUMN invite_token TEXT")
+            .map_err(db)?;
+        // Friend games from before invite tokens get one: their creator's page shows
+        // the new invite link (the old one, the seat's own link, still works).
+        let ids = tx
+            .prepare("SELECT id FROM games WHERE invite IS NOT NULL AND invite_token IS NULL")
+            .and_then(|mut st| {
+                st.query_map([], |r| r.get::<_, String>(0))?
+                    .collect::<rusqlite::Result<Vec<_>>>()
+            })
+            .map_err(db)?;
+        for id in ids {
+            tx.execute(
+                "UPDATE games SET invite_token = ?2 WHERE id = ?1",
+                params![id, crate::util::new_token()],
+            )
+            .map_err(db)?;
+        }
+    }
+    tx.commit().map_err(db)
+}
 
 fn db(e: rusqlite::Error) -> StoreError {
     StoreError::Database(e.to_string())
@@ -132,9 +170,10 @@ impl SqliteStore {
             c.pragma_update(None, "cache_size", -65536)?;
             Ok(())
         };
-        let w = Connection::open(path).map_err(db)?;
+        let mut w = Connection::open(path).map_err(db)?;
         setup(&w).map_err(db)?;
         w.execute_batch(SCHEMA).map_err(db)?;
+        migrate(&mut w)?;
         // Checkpoints (copying the WAL into the database file, with an fsync) are done
         // by a thread of their own, so that commits do not wait for them.
         w.pragma_update(None, "wal_autocheckpoint", WRITER_CHECKPOINT_PAGES)
@@ -284,8 +323,8 @@ fn apply(tx: &Connection, w: &Write) -> Result<(), StoreError> {
             run(tx,
                 "INSERT INTO games (id, created_ms, updated_ms, deal, salt, commitment, rules,
                    captured_identity, time, move_time_s, red_level, red_token, red_joined,
-                   black_level, black_token, black_joined, listed, rematch_of, invite)
-                 VALUES (?1, ?2, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)",
+                   black_level, black_token, black_joined, listed, rematch_of, invite, invite_token)
+                 VALUES (?1, ?2, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19)",
                 params![
                     g.id,
                     i(g.created_ms),
@@ -305,6 +344,7 @@ fn apply(tx: &Connection, w: &Write) -> Result<(), StoreError> {
                     g.listed,
                     g.rematch_of,
                     g.invite.map(Color::name),
+                    g.invite_token,
                 ],
             )?;
         }
@@ -446,7 +486,7 @@ fn load_game(c: &Connection, id: &str) -> Result<Option<StoredGame>, StoreError>
             "SELECT id, created_ms, updated_ms, deal, salt, commitment, rules, captured_identity,
                time, move_time_s, red_level, red_token, red_joined, black_level, black_token,
                black_joined, listed, invite_claimed, rematch_of, rematch, started_ms, result,
-               winner, reason, finished_ms, invite
+               winner, reason, finished_ms, invite, invite_token
              FROM games WHERE id = ?1",
             params![id],
             |r| {
@@ -479,6 +519,7 @@ fn load_game(c: &Connection, id: &str) -> Result<Option<StoredGame>, StoreError>
                             .get::<_, Option<String>>(25)?
                             .as_deref()
                             .and_then(Color::parse_name),
+                        invite_token: r.get(26)?,
                     },
                     updated_ms: u(r.get(2)?),
                     invite_claimed: r.get(17)?,
@@ -619,6 +660,7 @@ mod tests {
                 },
             },
             invite: None,
+            invite_token: None,
             listed: false,
             rematch_of: None,
         }
@@ -667,6 +709,52 @@ mod tests {
             assert_eq!(g.moves, vec![mv(1), mv(2)], "{id}");
         }
         assert!(s.load("nope").await.unwrap().is_none());
+    }
+
+    async fn token(s: &SqliteStore, id: &str) -> Option<String> {
+        s.load(id).await.unwrap().unwrap().new.invite_token
+    }
+
+    /// The invite token is stored with the game; a database from before invite tokens
+    /// gets the column when opened, and each of its friend games a token, once.
+    #[tokio::test]
+    async fn invite_tokens_are_stored_and_added_to_old_databases() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.db");
+        let friend = |id: &str, token: Option<&str>| NewGame {
+            invite: Some(Color::Red),
+            invite_token: token.map(str::to_string),
+            ..new_game(id)
+        };
+        let s = SqliteStore::open(&path, SyncMode::Normal).unwrap();
+        s.write(Write::Create(friend("g1", Some("i1"))))
+            .await
+            .unwrap();
+        s.write(Write::Create(friend("g2", None))).await.unwrap();
+        s.write(Write::Create(new_game("g3"))).await.unwrap();
+        assert_eq!(
+            s.load("g1").await.unwrap().unwrap().new,
+            friend("g1", Some("i1"))
+        );
+        s.close();
+        drop(s);
+        // As an earlier version left it.
+        Connection::open(&path)
+            .unwrap()
+            .execute_batch("ALTER TABLE games DROP COLUMN invite_token")
+            .unwrap();
+        let s = SqliteStore::open(&path, SyncMode::Normal).unwrap();
+        let (t1, t2) = (token(&s, "g1").await, token(&s, "g2").await);
+        assert!(t1.as_ref().is_some_and(|t| t.len() == 32), "{t1:?}");
+        assert!(
+            t2.as_ref().is_some_and(|t| t.len() == 32) && t1 != t2,
+            "{t2:?}"
+        );
+        assert_eq!(token(&s, "g3").await, None, "an engine game has no invite");
+        s.close();
+        drop(s);
+        let s = SqliteStore::open(&path, SyncMode::Normal).unwrap();
+        assert_eq!((token(&s, "g1").await, token(&s, "g2").await), (t1, t2));
     }
 
     #[tokio::test]

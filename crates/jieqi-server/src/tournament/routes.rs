@@ -68,10 +68,7 @@ async fn page() -> Response {
 
 /// The request body, or `413 too_large` past the 16 KiB limit.
 fn body_of(body: Result<Bytes, BytesRejection>) -> Result<Bytes, TError> {
-    body.map_err(|e| match e.status() {
-        StatusCode::PAYLOAD_TOO_LARGE => TError::TooLarge,
-        _ => TError::BadRequest(format!("request body: {e}")),
-    })
+    crate::http::body_or(body, TError::TooLarge, TError::BadRequest)
 }
 
 fn parse<T: DeserializeOwned>(body: &[u8]) -> Result<T, TError> {

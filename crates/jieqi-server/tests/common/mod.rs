@@ -3,9 +3,10 @@
 #![allow(dead_code)]
 
 use std::net::SocketAddr;
+use std::path::Path;
 use std::time::Duration;
 
-use jieqi_server::client::{WsClient, http};
+use jieqi_server::client::{HttpResponse, WsClient, claim_seat, http};
 use jieqi_server::store::SyncMode;
 use jieqi_server::{Config, Server};
 use serde_json::{Value, json};
@@ -18,9 +19,15 @@ pub async fn start(abandon_ms: u64) -> (Server, tempfile::TempDir) {
 
 pub async fn start_with(abandon_ms: u64, rate: f64) -> (Server, tempfile::TempDir) {
     let dir = tempfile::tempdir().unwrap();
+    let server = start_on(&dir.path().join("test.db"), abandon_ms, rate).await;
+    (server, dir)
+}
+
+/// A server on the database `db` (kept across a restart).
+pub async fn start_on(db: &Path, abandon_ms: u64, rate: f64) -> Server {
     let config = Config {
         addr: SocketAddr::from(([127, 0, 0, 1], 0)),
-        db: dir.path().join("test.db"),
+        db: db.to_path_buf(),
         sync: SyncMode::Normal,
         engine_threads: 1,
         abandon_ms,
@@ -28,14 +35,18 @@ pub async fn start_with(abandon_ms: u64, rate: f64) -> (Server, tempfile::TempDi
         rate_per_sec: rate,
         rate_burst: 2.0 * rate,
     };
-    (Server::start(config).await.unwrap(), dir)
+    Server::start(config).await.unwrap()
 }
 
 pub struct Created {
     pub id: String,
     pub seat: String,
     pub token: String,
+    /// The friend's seat token, claimed with the invite token as the invite link's page
+    /// does (unlisted friend games; a listed game's seat is left free).
     pub invite: Option<String>,
+    /// The invite link's secret (friend games).
+    pub invite_token: Option<String>,
     pub commitment: String,
 }
 
@@ -45,15 +56,48 @@ pub async fn create(addr: SocketAddr, body: Value) -> Created {
         .unwrap();
     assert_eq!(r.status, 201, "{}", String::from_utf8_lossy(&r.body));
     let v = r.json().unwrap();
+    let id: String = v["id"].as_str().unwrap().into();
+    let invite_token = v["invite_token"].as_str().map(str::to_string);
+    assert_eq!(
+        v["invite_url"],
+        json!(
+            invite_token
+                .as_ref()
+                .map(|t| format!("/game/{id}?invite={t}"))
+        ),
+        "the invite link carries the invite token"
+    );
+    let invite = match &invite_token {
+        Some(t) if body["listed"] != true => {
+            let r = claim(addr, &id, Some(t)).await;
+            assert_eq!(r.status, 200, "{}", String::from_utf8_lossy(&r.body));
+            Some(r.json().unwrap()["token"].as_str().unwrap().to_string())
+        }
+        _ => None,
+    };
     Created {
-        id: v["id"].as_str().unwrap().into(),
+        id,
         seat: v["seat"].as_str().unwrap().into(),
         token: v["token"].as_str().unwrap().into(),
-        invite: v["invite_url"]
-            .as_str()
-            .map(|u| u.split("seat=").nth(1).unwrap().to_string()),
+        invite,
+        invite_token,
         commitment: v["commitment"].as_str().unwrap().into(),
     }
+}
+
+/// `POST /api/games/{id}/join`, with the invite token if given.
+pub async fn claim(addr: SocketAddr, id: &str, invite: Option<&str>) -> HttpResponse {
+    claim_seat(addr, id, invite).await.unwrap()
+}
+
+/// Both seats of a friend game joined, the creator's first; returns the creator's and
+/// the friend's connections once the game has started.
+pub async fn seat_both(addr: SocketAddr, g: &Created) -> (WsClient, WsClient) {
+    let (mut creator, _) = join(addr, &g.id, Some(&g.token)).await;
+    let (friend, s) = join(addr, &g.id, g.invite.as_deref()).await;
+    assert_eq!(s["d"]["status"], "live", "{s}");
+    creator.recv_until("state", WAIT).await.unwrap();
+    (creator, friend)
 }
 
 /// Connects and joins; returns the client and its first `state`.

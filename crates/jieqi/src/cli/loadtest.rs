@@ -13,10 +13,10 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context as _, anyhow, bail};
 use clap::Args;
-use jieqi_server::client::{WsClient, http};
+use jieqi_server::client::{WsClient, claim_seat, http};
 use serde::Deserialize;
 use serde::de::IgnoredAny;
-use serde_json::{Value, json};
+use serde_json::json;
 use tokio::sync::{Semaphore, mpsc, watch};
 
 /// Options of `jieqi loadtest`.
@@ -139,12 +139,16 @@ async fn create_game(addr: SocketAddr) -> anyhow::Result<(String, String, String
         bail!("create: HTTP {}", r.status);
     }
     let v = r.json()?;
-    let token_of =
-        |url: &Value| -> Option<String> { url.as_str()?.split("seat=").nth(1).map(str::to_string) };
+    let id = v["id"].as_str().unwrap_or_default().to_string();
+    let r = claim_seat(addr, &id, v["invite_token"].as_str()).await?;
+    if r.status != 200 {
+        bail!("join: HTTP {}", r.status);
+    }
+    let friend = r.json()?["token"].as_str().unwrap_or_default().to_string();
     Ok((
-        v["id"].as_str().unwrap_or_default().to_string(),
+        id,
         v["token"].as_str().unwrap_or_default().to_string(),
-        token_of(&v["invite_url"]).unwrap_or_default(),
+        friend,
     ))
 }
 
