@@ -1070,22 +1070,27 @@ impl<'a> Searcher<'a> {
 mod tests {
     use super::*;
 
-    /// The value of `m` in `pos` searched with a fresh table and window `(alpha, beta)`.
-    fn value(pos: &Position, m: Move, child_depth: i32, alpha: i32, beta: i32) -> i32 {
-        let tt = Tt::new(1);
-        let (stop, done, pondering) = (
+    /// Runs `f` on a searcher of `pos` with a fresh 4 MiB table, no limits and `busy`
+    /// as the table of moves in progress.
+    pub(super) fn with_searcher<R>(
+        pos: &Position,
+        busy: Option<&Busy>,
+        f: impl FnOnce(&mut Searcher<'_>) -> R,
+    ) -> R {
+        let tt = Tt::new(4);
+        let flags = [
             AtomicBool::new(false),
             AtomicBool::new(false),
             AtomicBool::new(false),
-        );
+        ];
         let nodes = AtomicU64::new(0);
         let shared = Shared {
             tt: &tt,
-            stop: &stop,
-            done: &done,
+            stop: &flags[0],
+            done: &flags[1],
             nodes: &nodes,
-            pondering: &pondering,
-            busy: None,
+            pondering: &flags[2],
+            busy,
         };
         let params = Params::default();
         let budget = Budget {
@@ -1102,7 +1107,12 @@ mod tests {
             budget,
             None,
         );
-        s.child(m, child_depth, alpha, beta, 0, 0)
+        f(&mut s)
+    }
+
+    /// The value of `m` in `pos` searched with a fresh table and window `(alpha, beta)`.
+    fn value(pos: &Position, m: Move, child_depth: i32, alpha: i32, beta: i32) -> i32 {
+        with_searcher(pos, None, |s| s.child(m, child_depth, alpha, beta, 0, 0))
     }
 
     #[test]
@@ -1161,49 +1171,21 @@ mod work_sharing_tests {
     /// with `busy` as the table of moves in progress: the value, the best move, the
     /// moves deferred and the move searched first.
     fn exact_root(pos: &Position, depth: i32, busy: Option<&Busy>) -> (i32, Move, u64, Move) {
-        let tt = Tt::new(4);
-        let (stop, done, pondering) = (
-            AtomicBool::new(false),
-            AtomicBool::new(false),
-            AtomicBool::new(false),
-        );
-        let nodes = AtomicU64::new(0);
-        let shared = Shared {
-            tt: &tt,
-            stop: &stop,
-            done: &done,
-            nodes: &nodes,
-            pondering: &pondering,
-            busy,
-        };
-        let params = Params::default();
-        let budget = Budget {
-            soft: None,
-            hard: None,
-        };
-        let mut s = Searcher::new(
-            pos.clone(),
-            &[],
-            &shared,
-            &params,
-            true,
-            Instant::now(),
-            budget,
-            None,
-        );
-        // Without pruning, reductions and table cut-offs, the full-window value does not
-        // depend on the order the moves are searched in.
-        let mut f = Features::default();
-        for (name, _) in crate::features::OPTIONS {
-            f.set(name, false);
-        }
-        f.quiescence = true;
-        f.abdada = true;
-        s.features = f;
-        let mut roots = s.root_moves();
-        let first = roots[0].mv;
-        let v = s.search_root(&mut roots, 0, depth, -INF, INF);
-        (v, roots[0].mv, s.deferred, first)
+        super::tests::with_searcher(pos, busy, |s| {
+            // Without pruning, reductions and table cut-offs, the full-window value does
+            // not depend on the order the moves are searched in.
+            let mut f = Features::default();
+            for (name, _) in crate::features::OPTIONS {
+                f.set(name, false);
+            }
+            f.quiescence = true;
+            f.abdada = true;
+            s.features = f;
+            let mut roots = s.root_moves();
+            let first = roots[0].mv;
+            let v = s.search_root(&mut roots, 0, depth, -INF, INF);
+            (v, roots[0].mv, s.deferred, first)
+        })
     }
 
     /// Marks, as if another thread were searching them, every move of `pos` and every
