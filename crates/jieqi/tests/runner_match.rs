@@ -392,3 +392,57 @@ fn the_sprt_stops_a_decided_match() {
         "{stdout}"
     );
 }
+
+#[test]
+fn ctrl_c_ends_the_match_with_the_result_so_far() {
+    use std::io::{BufRead, BufReader, Read};
+    use std::process::Stdio;
+    let mut child = Command::new(EXE)
+        .args([
+            "match",
+            "--engine",
+            "builtin:greedy",
+            "--engine",
+            "builtin:random",
+            "--games",
+            "1000000",
+            "--seed",
+            "interrupt",
+            "--grace-ms",
+            "5000",
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run jieqi");
+    // Wait for the first finished games, then press Ctrl-C.
+    let mut err = BufReader::new(child.stderr.take().unwrap());
+    let mut line = String::new();
+    while !line.starts_with("game 3/") {
+        line.clear();
+        assert!(err.read_line(&mut line).unwrap() > 0, "stderr ended early");
+    }
+    let status = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let mut rest = String::new();
+    err.read_to_string(&mut rest).unwrap();
+    let mut out = String::new();
+    child
+        .stdout
+        .take()
+        .unwrap()
+        .read_to_string(&mut out)
+        .unwrap();
+    let status = child.wait().unwrap();
+    assert!(status.success(), "{status:?}\n{rest}");
+    let (w, d, l) = score(&out);
+    let played = w + d + l;
+    assert!((3..1_000_000).contains(&played), "{out}");
+    assert!(
+        out.contains(&format!("Interrupted after {played} of 1000000 games")),
+        "{out}"
+    );
+}

@@ -4,6 +4,8 @@
 use std::fs::File;
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
 
 use anyhow::{Context, bail};
 use clap::{Args, ValueEnum};
@@ -126,6 +128,7 @@ pub fn run(args: MatchArgs) -> anyhow::Result<()> {
         concurrency: args.concurrency.max(1),
         sprt,
         seed: args.seed.clone(),
+        interrupt: Some(interrupt_on_ctrl_c()?),
     };
     let mut pgn = match &args.pgn {
         Some(p) => Some(
@@ -282,7 +285,33 @@ pub fn summary(r: &MatchResult, config: &MatchConfig) -> String {
     terms.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
     let terms: Vec<String> = terms.iter().map(|(k, v)| format!("{k} {v}")).collect();
     s += &format!("Terminations: {}\n", terms.join(", "));
+    if r.interrupted {
+        s += &format!("Interrupted after {n} of {} games\n", r.scheduled);
+    }
     s
+}
+
+/// A flag set by the first Ctrl-C (SIGINT) or SIGTERM: the match then plays out the
+/// games in progress and prints its result so far. A second signal ends the process
+/// at once (exit status 130 for SIGINT).
+fn interrupt_on_ctrl_c() -> anyhow::Result<Arc<AtomicBool>> {
+    use signal_hook::consts::{SIGINT, SIGTERM};
+    let flag = Arc::new(AtomicBool::new(false));
+    for sig in [SIGINT, SIGTERM] {
+        // The order matters: the second registration sees the flag set by the first
+        // signal and ends the process on the next one.
+        signal_hook::flag::register_conditional_shutdown(sig, 130, Arc::clone(&flag))
+            .context("cannot watch for Ctrl-C")?;
+        signal_hook::flag::register(sig, Arc::clone(&flag)).context("cannot watch for Ctrl-C")?;
+    }
+    let watched = Arc::clone(&flag);
+    std::thread::spawn(move || {
+        while !watched.load(std::sync::atomic::Ordering::SeqCst) {
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+        eprintln!("\ninterrupted: finishing the games in progress (Ctrl-C again to quit now)");
+    });
+    Ok(flag)
 }
 
 #[cfg(test)]

@@ -2,6 +2,7 @@
 //! statistics and an optional SPRT that stops the match once decided.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::mpsc::channel;
 use std::thread;
@@ -32,6 +33,9 @@ pub struct MatchConfig {
     /// Seed for reproducible deals (pair `i` uses `Deal::from_seed("<seed>:<i>")`);
     /// random deals without it.
     pub seed: Option<String>,
+    /// Set (e.g. by Ctrl-C) to stop: no new game starts, the games in progress are
+    /// played out, and the result so far is returned.
+    pub interrupt: Option<Arc<AtomicBool>>,
 }
 
 /// One finished game, as reported to the progress callback.
@@ -66,6 +70,8 @@ pub struct MatchResult {
     pub sprt: Option<(Sprt, f64, SprtVerdict)>,
     /// Whether the match was stopped early by the SPRT.
     pub stopped_early: bool,
+    /// Whether the match was stopped by [`MatchConfig::interrupt`] before its end.
+    pub interrupted: bool,
     /// Pairs waiting for their second game: pair → first engine's score.
     open_pairs: HashMap<u32, f64>,
 }
@@ -158,6 +164,12 @@ pub fn run_match(
     let pairs = config.games.div_ceil(2);
     let next_pair = AtomicU32::new(0);
     let stop = AtomicBool::new(false);
+    let interrupted = || {
+        config
+            .interrupt
+            .as_ref()
+            .is_some_and(|i| i.load(Ordering::SeqCst))
+    };
     let (tx, rx) = channel::<FinishedGame>();
     thread::scope(|scope| {
         for _ in 0..config.concurrency.max(1).min(pairs.max(1) as usize) {
@@ -166,7 +178,7 @@ pub fn run_match(
             scope.spawn(move || {
                 let mut engines: [Option<Engine>; 2] = [None, None];
                 loop {
-                    if stop.load(Ordering::SeqCst) {
+                    if stop.load(Ordering::SeqCst) || interrupted() {
                         break;
                     }
                     let pair = next_pair.fetch_add(1, Ordering::SeqCst);
@@ -176,7 +188,7 @@ pub fn run_match(
                     let deal = deal_for(config.seed.as_deref(), pair);
                     for game in 0..2u32 {
                         let number = pair * 2 + game + 1;
-                        if number > config.games {
+                        if number > config.games || interrupted() {
                             break;
                         }
                         let first_is_red = game == 0;
@@ -213,6 +225,8 @@ pub fn run_match(
     });
     if result.trinomial.games() >= config.games {
         result.stopped_early = false;
+    } else if !result.stopped_early && interrupted() {
+        result.interrupted = true;
     }
     Ok(result)
 }
