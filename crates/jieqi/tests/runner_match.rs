@@ -422,8 +422,9 @@ fn ctrl_c_ends_the_match_with_the_result_so_far() {
         line.clear();
         assert!(err.read_line(&mut line).unwrap() > 0, "stderr ended early");
     }
-    let status = Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
+    // The shell's own `kill`, so no procps is needed.
+    let status = Command::new("sh")
+        .args(["-c", &format!("kill -INT {}", child.id())])
         .status()
         .unwrap();
     assert!(status.success());
