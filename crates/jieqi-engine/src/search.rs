@@ -160,6 +160,20 @@ fn ceil_div(a: i64, b: i64) -> i64 {
     -((-a).div_euclid(b))
 }
 
+/// One step of selection sort: brings the best-scored of `moves[i..]` to `i` (the
+/// first of equals), with its score.
+#[inline]
+fn pick_best(moves: &mut [Move], scores: &mut [i32], i: usize) {
+    let mut bi = i;
+    for j in i + 1..moves.len() {
+        if scores[j] > scores[bi] {
+            bi = j;
+        }
+    }
+    moves.swap(i, bi);
+    scores.swap(i, bi);
+}
+
 /// The weighted outcomes of revealing a face-down piece of `color`: distinct identities
 /// in the pool with their counts, most likely first.
 pub fn reveal_outcomes(pos: &Position, color: Color) -> ([(Role, u8); 6], usize) {
@@ -647,17 +661,8 @@ impl<'a> Searcher<'a> {
         loop {
             let first_pass = step < n;
             let i = if first_pass {
-                // Selection sort step: bring the best-scored remaining move to i.
-                let i = step;
-                let mut bi = i;
-                for j in i + 1..n {
-                    if scores[j] > scores[bi] {
-                        bi = j;
-                    }
-                }
-                order.swap(i, bi);
-                scores.swap(i, bi);
-                i
+                pick_best(&mut order[..n], &mut scores[..n], step);
+                step
             } else if step - n < n_deferred {
                 usize::from(deferred[step - n])
             } else {
@@ -908,14 +913,7 @@ impl<'a> Searcher<'a> {
         }
         let mut best_move = None;
         for i in 0..n {
-            let mut bi = i;
-            for j in i + 1..n {
-                if scores[j] > scores[bi] {
-                    bi = j;
-                }
-            }
-            order.swap(i, bi);
-            scores.swap(i, bi);
+            pick_best(&mut order[..n], &mut scores[..n], i);
             let m = order[i];
             if pseudo && !self.pos.leaves_king_safe(m) {
                 continue;
