@@ -68,13 +68,6 @@ impl Busy {
             .slot(mark)
             .compare_exchange(mark, 0, Ordering::Relaxed, Ordering::Relaxed);
     }
-
-    /// Clears every mark.
-    pub fn clear(&self) {
-        for s in self.slots.iter() {
-            s.store(0, Ordering::Relaxed);
-        }
-    }
 }
 
 #[cfg(test)]
@@ -98,9 +91,6 @@ mod tests {
         b.leave(c);
         assert!(b.contains(a), "leaving another mark keeps this one");
         b.leave(a);
-        assert!(!b.contains(a));
-        b.enter(a);
-        b.clear();
         assert!(!b.contains(a));
     }
 }

@@ -85,8 +85,6 @@ pub struct Limits {
     /// Search only these root moves (all legal moves when empty; illegal ones are
     /// ignored).
     pub searchmoves: Vec<Move>,
-    /// The text of `go searchmoves` before it is read against the position (UCI).
-    pub searchmoves_text: Vec<String>,
 }
 
 impl Limits {

@@ -410,6 +410,14 @@ impl<'a> Searcher<'a> {
         false
     }
 
+    /// The table of moves in progress, if this node (of remaining `depth`) shares out
+    /// its moves with other threads.
+    fn work_sharing(&self, depth: i32) -> Option<&'a Busy> {
+        self.shared
+            .busy
+            .filter(|_| self.features.abdada && depth >= ABDADA_DEPTH)
+    }
+
     /// Ordering scores for `moves`.
     fn score_moves(&self, moves: &[Move], tt_move: Option<Move>, ply: usize, scores: &mut [i32]) {
         let us = self.pos.turn().index();
@@ -651,10 +659,7 @@ impl<'a> Searcher<'a> {
         let mut quiet_count = 0;
         // Work sharing with the other threads (see `crate::busy`): from the second move
         // on, a move another thread is searching right now waits for a second pass.
-        let busy = match self.shared.busy {
-            Some(b) if self.features.abdada && depth >= ABDADA_DEPTH => Some(b),
-            _ => None,
-        };
+        let busy = self.work_sharing(depth);
         let mut deferred = [0u8; jieqi_core::movegen::MAX_MOVES];
         let mut n_deferred = 0;
         let mut step = 0;
@@ -989,10 +994,7 @@ impl<'a> Searcher<'a> {
         let mut best = -INF;
         self.pv_len[0] = 0;
         // Work sharing as in `search`: a root move another thread is on comes last.
-        let busy = match self.shared.busy {
-            Some(b) if self.features.abdada && depth >= ABDADA_DEPTH => Some(b),
-            _ => None,
-        };
+        let busy = self.work_sharing(depth);
         let key = self.pos.hash();
         let n = roots.len();
         let mut deferred = Vec::new();

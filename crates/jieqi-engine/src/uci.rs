@@ -289,13 +289,10 @@ impl State {
         if args.first() == Some(&"perft") {
             return self.perft(args.get(1).copied());
         }
-        let (mut limits, ponder) = match parse_go(args) {
+        let (limits, ponder) = match parse_go(args, &self.position) {
             Ok(x) => x,
             Err(e) => return self.error(&format!("{e}; go ignored")),
         };
-        if let Err(e) = resolve_searchmoves(&mut limits, &self.position) {
-            return self.error(&format!("{e}; go ignored"));
-        }
         self.finish_search(true);
         let mut engine = self.engine.take().expect("engine is idle");
         engine.clear_stop();
@@ -463,10 +460,9 @@ const GO_WORDS: &[&str] = &[
     "searchmoves",
 ];
 
-/// Reads the arguments of `go` (not `perft`); the flag says `ponder`. The moves of
-/// `searchmoves` are kept as text in [`Limits::searchmoves_text`] until
-/// [`resolve_searchmoves`] reads them against the position.
-pub fn parse_go(args: &[&str]) -> Result<(Limits, bool), String> {
+/// Reads the arguments of `go` (not `perft`) for the position `pos` (which the moves
+/// of `searchmoves` must be legal in); the flag says `ponder`.
+pub fn parse_go(args: &[&str], pos: &Position) -> Result<(Limits, bool), String> {
     let mut l = Limits::default();
     let mut ponder = false;
     let mut it = args.iter().peekable();
@@ -501,10 +497,10 @@ pub fn parse_go(args: &[&str]) -> Result<(Limits, bool), String> {
                     if GO_WORDS.contains(&m) {
                         break;
                     }
-                    l.searchmoves_text.push(m.to_string());
+                    l.searchmoves.push(legal_move(m, pos)?);
                     it.next();
                 }
-                if l.searchmoves_text.is_empty() {
+                if l.searchmoves.is_empty() {
                     return Err("go searchmoves needs at least one move".into());
                 }
             }
@@ -514,21 +510,17 @@ pub fn parse_go(args: &[&str]) -> Result<(Limits, bool), String> {
     Ok((l, ponder))
 }
 
-/// Reads the moves of `go searchmoves` against `pos` into [`Limits::searchmoves`]: each
-/// must be a legal move there, with or without its suffix letters.
-pub fn resolve_searchmoves(l: &mut Limits, pos: &Position) -> Result<(), String> {
-    for text in &l.searchmoves_text {
-        let um = UciMove::parse(text).map_err(|e| format!("bad move {text:?}: {e}"))?;
-        let m = Move::new(um.from, um.to);
-        if !pos.is_legal(m) {
-            return Err(format!(
-                "searchmoves: {text:?} is not a legal move in {}",
-                pos.fen()
-            ));
-        }
-        l.searchmoves.push(m);
+/// A move of `go searchmoves`: legal in `pos`, with or without its suffix letters.
+fn legal_move(text: &str, pos: &Position) -> Result<Move, String> {
+    let um = UciMove::parse(text).map_err(|e| format!("bad move {text:?}: {e}"))?;
+    let m = um.to_plain();
+    if !pos.is_legal(m) {
+        return Err(format!(
+            "searchmoves: {text:?} is not a legal move in {}",
+            pos.fen()
+        ));
     }
-    Ok(())
+    Ok(m)
 }
 
 /// The evaluation parameters named by the `EvalFile` option: a file written by
