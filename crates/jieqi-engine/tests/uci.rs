@@ -137,9 +137,7 @@ fn handshake_and_options() {
     s.send("setoption name Hash value 8");
     s.send("setoption name Threads value 2");
     s.send("setoption name UCI_ShowWDL value true");
-    let n = s.lines().len();
-    s.send("isready");
-    s.wait_for("readyok", n);
+    s.sync();
     assert!(
         !s.lines().iter().any(|l| l.contains("error")),
         "{:?}",
@@ -251,9 +249,7 @@ fn garbage_input_survives() {
     ] {
         s.send(junk);
     }
-    let n = s.lines().len();
-    s.send("isready");
-    s.wait_for("readyok", n);
+    s.sync();
     let errors = s
         .lines()
         .iter()
@@ -292,9 +288,7 @@ fn fen_forms_are_accepted() {
     ] {
         s.send(&format!("position fen {fen}"));
     }
-    let n = s.lines().len();
-    s.send("isready");
-    s.wait_for("readyok", n);
+    s.sync();
     assert!(
         !s.lines().iter().any(|l| l.contains("error")),
         "{:?}",
