@@ -10,6 +10,7 @@ use jieqi_core::{Move, Position};
 use crate::busy::Busy;
 use crate::eval::Params;
 use crate::features::Features;
+use crate::past::Past;
 use crate::search::{INF, MATE, MATE_BOUND, MAX_PLY, RootMove, Searcher, Shared};
 use crate::time::budget;
 use crate::tt::Tt;
@@ -269,13 +270,13 @@ impl Engine {
     }
 
     /// Searches `pos` (the engine's own view: it never sees a deal). `history` holds
-    /// the hashes ([`Position::hash`]) of the game's earlier positions, oldest first,
-    /// for repetition detection. `None` when the side to move has no legal move.
+    /// the game's earlier positions ([`Past::of`]), oldest first, for repetitions and
+    /// the perpetual-check rule. `None` when the side to move has no legal move.
     pub fn search(
         &mut self,
         pos: &Position,
         limits: &Limits,
-        history: &[u64],
+        history: &[Past],
     ) -> Option<SearchResult> {
         self.search_with_info(pos, limits, history, &mut |_| {})
     }
@@ -294,7 +295,7 @@ impl Engine {
         &mut self,
         pos: &Position,
         limits: &Limits,
-        history: &[u64],
+        history: &[Past],
         info: &mut dyn FnMut(&Info),
     ) -> Option<SearchResult> {
         if pos.legal_moves().is_empty() {

@@ -23,8 +23,11 @@
 //! move, MVV-LVA, killers and history, check extension, null-move pruning, reverse
 //! futility pruning, late-move reductions, mate-distance pruning, and repetition
 //! awareness: a repeated position is a draw, except that a side that gave check with
-//! every move of a repetition cycle inside the search is scored as losing (RULES.md §5,
-//! perpetual check; the pawn/advisor/elephant exemption is not modelled).
+//! a rook, horse or cannon after every move of a repetition cycle is scored as losing
+//! (RULES.md §5, perpetual check; checks by pawns, elephants and advisors are allowed).
+//! The cycle may begin in the game's history ([`Past`]), so the engine neither keeps
+//! up a perpetual check that the referee will punish nor escapes one it is winning
+//! against. The perpetual-chase option is not modelled.
 //! Each pruning, reduction, extension and ordering feature can be switched off for
 //! testing ([`crate::features`]).
 //!
@@ -41,6 +44,7 @@ use jieqi_core::{Color, Move, Piece, Position, Reveals, Role};
 use crate::busy::Busy;
 use crate::eval::{Acc, Evaluator, Params};
 use crate::features::Features;
+use crate::past::{Check, Past};
 use crate::time::Budget;
 use crate::tt::{Bound, Entry, Tt};
 
@@ -108,10 +112,8 @@ pub struct Searcher<'a> {
     node_limit: Option<u64>,
     /// Keys of the game's positions then of the searched line; the current position last.
     keys: Vec<u64>,
-    /// Whether the side to move was in check, parallel to `keys` (false for game history).
-    checks: Vec<bool>,
-    /// Index in `keys` of the root position.
-    root_index: usize,
+    /// How the side to move stood in check, parallel to `keys`.
+    checks: Vec<Check>,
     killers: [[Option<Move>; 2]; MAX_PLY + 2],
     history: Box<History>,
     pv: Vec<[Move; MAX_PLY + 1]>,
@@ -191,12 +193,12 @@ pub fn reveal_outcomes(pos: &Position, color: Color) -> ([(Role, u8); 6], usize)
 }
 
 impl<'a> Searcher<'a> {
-    /// A searcher for `pos`, with the hashes of the game's earlier positions (oldest
-    /// first, not including `pos`).
+    /// A searcher for `pos`, with the game's earlier positions (oldest first, not
+    /// including `pos`).
     #[allow(clippy::too_many_arguments)]
     pub fn new(
         pos: Position,
-        history: &[u64],
+        history: &[Past],
         shared: &'a Shared<'a>,
         params: &'a Params,
         main: bool,
@@ -205,11 +207,11 @@ impl<'a> Searcher<'a> {
         node_limit: Option<u64>,
     ) -> Searcher<'a> {
         let mut keys = Vec::with_capacity(history.len() + MAX_PLY + 8);
-        keys.extend_from_slice(history);
-        let mut checks = vec![false; history.len()];
+        keys.extend(history.iter().map(|p| p.key));
+        let mut checks = Vec::with_capacity(keys.capacity());
+        checks.extend(history.iter().map(|p| p.check));
         keys.push(pos.hash());
-        checks.push(pos.is_check());
-        let root_index = keys.len() - 1;
+        checks.push(Check::of(&pos));
         let ev = Evaluator::new(params);
         let mut accs = Vec::with_capacity(MAX_PLY + 8);
         accs.push(ev.acc(&pos));
@@ -232,7 +234,6 @@ impl<'a> Searcher<'a> {
             node_limit,
             keys,
             checks,
-            root_index,
             killers: [[None; 2]; MAX_PLY + 2],
             history: vec![[0i32; 8100]; 2]
                 .into_boxed_slice()
@@ -354,7 +355,7 @@ impl<'a> Searcher<'a> {
             self.accs.push(self.ev.acc(&self.pos));
         }
         self.keys.push(self.pos.hash());
-        self.checks.push(self.pos.is_check());
+        self.checks.push(Check::of(&self.pos));
         u
     }
 
@@ -375,14 +376,12 @@ impl<'a> Searcher<'a> {
         let mut i = 4;
         while i <= limit {
             if self.keys[n - i] == key {
-                let j = n - i;
-                if j < self.root_index {
-                    return Some(0);
-                }
-                // Positions n, n-2, …, j+2 have the side to move S; if each was check,
-                // the other side checked with every move of the cycle.
-                let them_checking = (1..=i / 2).all(|t| self.checks[n + 2 - 2 * t]);
-                let us_checking = (0..i / 2).all(|t| self.checks[n - 1 - 2 * t]);
+                // Positions n, n-2, …, n-i+2 have the side to move S; if each was in a
+                // check that counts, the other side checked with every move of the
+                // cycle (the cycle may begin in the game's history).
+                let counts = |k: usize| self.checks[k] == Check::Counts;
+                let them_checking = (1..=i / 2).all(|t| counts(n + 2 - 2 * t));
+                let us_checking = (0..i / 2).all(|t| counts(n - 1 - 2 * t));
                 return Some(match (us_checking, them_checking) {
                     (true, false) => -DECISIVE,
                     (false, true) => DECISIVE,
@@ -555,7 +554,7 @@ impl<'a> Searcher<'a> {
         if self.aborted {
             return 0;
         }
-        let in_check = self.checks[self.keys.len() - 1];
+        let in_check = self.checks[self.keys.len() - 1].any();
         if in_check && self.features.check_extension && ply < MAX_PLY / 2 {
             depth += 1;
         }
@@ -625,7 +624,7 @@ impl<'a> Searcher<'a> {
                 let r = 3 + depth / 4;
                 let nu = self.pos.play_null();
                 self.keys.push(self.pos.hash());
-                self.checks.push(false);
+                self.checks.push(Check::None);
                 let v = -self.search(depth - 1 - r, -beta, -beta + 1, ply + 1, false, false);
                 self.keys.pop();
                 self.checks.pop();
@@ -808,7 +807,7 @@ impl<'a> Searcher<'a> {
         if ply >= MAX_PLY || !self.features.quiescence {
             return self.evaluate();
         }
-        let in_check = self.checks[self.keys.len() - 1];
+        let in_check = self.checks[self.keys.len() - 1].any();
         let evasions = in_check && qply < 1;
         let key = self.pos.hash();
         // Deep in quiescence the table rarely helps and each probe is a cache miss.
@@ -1070,10 +1069,11 @@ impl<'a> Searcher<'a> {
 mod tests {
     use super::*;
 
-    /// Runs `f` on a searcher of `pos` with a fresh 4 MiB table, no limits and `busy`
-    /// as the table of moves in progress.
+    /// Runs `f` on a searcher of `pos` (after the game's `history`) with a fresh 4 MiB
+    /// table, no limits and `busy` as the table of moves in progress.
     pub(super) fn with_searcher<R>(
         pos: &Position,
+        history: &[Past],
         busy: Option<&Busy>,
         f: impl FnOnce(&mut Searcher<'_>) -> R,
     ) -> R {
@@ -1099,7 +1099,7 @@ mod tests {
         };
         let mut s = Searcher::new(
             pos.clone(),
-            &[],
+            history,
             &shared,
             &params,
             true,
@@ -1112,7 +1112,58 @@ mod tests {
 
     /// The value of `m` in `pos` searched with a fresh table and window `(alpha, beta)`.
     fn value(pos: &Position, m: Move, child_depth: i32, alpha: i32, beta: i32) -> i32 {
-        with_searcher(pos, None, |s| s.child(m, child_depth, alpha, beta, 0, 0))
+        with_searcher(pos, &[], None, |s| {
+            s.child(m, child_depth, alpha, beta, 0, 0)
+        })
+    }
+
+    /// The value of the searcher's current position as a repetition after `history`,
+    /// whose first entry is that position.
+    fn repetition_value(fen: &str, checks: [Check; 3]) -> Option<i32> {
+        let pos = Position::from_fen(fen).unwrap();
+        let history = [
+            Past::of(&pos),
+            Past {
+                key: 1,
+                check: checks[0],
+            },
+            Past {
+                key: 2,
+                check: checks[1],
+            },
+            Past {
+                key: 3,
+                check: checks[2],
+            },
+        ];
+        with_searcher(&pos, &history, None, |s| s.repetition())
+    }
+
+    #[test]
+    fn perpetual_checks_by_rooks_lose_and_by_pawns_draw() {
+        use Check::{Counts, Exempt, None as No};
+        // Black to move, in check from the red rook on e2; the position repeats the one
+        // four plies back. Black's positions of the cycle (this one and the one two
+        // plies back) were in check; Red's were not.
+        let rook = "4k4/9/9/9/9/9/9/4R4/9/3K5 b - - 4 20";
+        // Red checked with a rook after each move of the cycle: Red loses, Black wins.
+        assert_eq!(repetition_value(rook, [No, Counts, No]), Some(DECISIVE));
+        // The earlier check of the cycle was by a pawn: no perpetual check, a draw.
+        assert_eq!(repetition_value(rook, [No, Exempt, No]), Some(0));
+        // Both sides checked every move: a draw.
+        assert_eq!(repetition_value(rook, [Counts, Counts, Counts]), Some(0));
+        // Black checked every move and Red did not: Black, to move, loses.
+        let quiet = "4k4/9/9/9/9/9/9/9/9/3K1R3 b - - 4 20";
+        assert_eq!(
+            repetition_value(quiet, [Counts, No, Counts]),
+            Some(-DECISIVE)
+        );
+        // A pawn's checks are allowed however long they go on.
+        let pawn = "4k4/4P4/9/9/9/9/9/9/9/3K5 b - - 4 20";
+        assert_eq!(repetition_value(pawn, [No, Exempt, No]), Some(0));
+        // A capture since (halfmove 2) ends the cycle: no repetition.
+        let fresh = "4k4/9/9/9/9/9/9/4R4/9/3K5 b - - 2 20";
+        assert_eq!(repetition_value(fresh, [No, Counts, No]), None);
     }
 
     #[test]
@@ -1171,7 +1222,7 @@ mod work_sharing_tests {
     /// with `busy` as the table of moves in progress: the value, the best move, the
     /// moves deferred and the move searched first.
     fn exact_root(pos: &Position, depth: i32, busy: Option<&Busy>) -> (i32, Move, u64, Move) {
-        super::tests::with_searcher(pos, busy, |s| {
+        super::tests::with_searcher(pos, &[], busy, |s| {
             // Without pruning, reductions and table cut-offs, the full-window value does
             // not depend on the order the moves are searched in.
             let mut f = Features::default();

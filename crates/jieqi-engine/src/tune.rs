@@ -12,6 +12,7 @@ use jieqi_core::{Color, Deal, Position, Reveals};
 
 use crate::engine::{Engine, Limits, Options};
 use crate::eval::{COUNT, Features, Params, trace};
+use crate::past::Past;
 
 /// One training position: sparse features (Red's view) and the game result for Red.
 #[derive(Clone, Debug)]
@@ -180,11 +181,11 @@ pub fn selfplay(games: u32, nodes: u64, seed: u64, log: &mut dyn FnMut(&str)) ->
         engine.new_game();
         let mut pos = Position::start();
         let mut fens = Vec::new();
-        let mut history: Vec<u64> = Vec::new();
+        let mut history: Vec<Past> = Vec::new();
         let result;
         let mut ply = 0u32;
         loop {
-            let reps = history.iter().filter(|&&h| h == pos.hash()).count();
+            let reps = history.iter().filter(|p| p.key == pos.hash()).count();
             if reps >= 2 || pos.halfmove() >= 80 || ply >= 300 || pos.bare_kings() {
                 result = 0.5;
                 break;
@@ -213,7 +214,7 @@ pub fn selfplay(games: u32, nodes: u64, seed: u64, log: &mut dyn FnMut(&str)) ->
                     None
                 },
             };
-            history.push(pos.hash());
+            history.push(Past::of(&pos));
             if let Err(e) = pos.play(r.best, rv) {
                 log(&format!("game {g}: engine move {} rejected: {e}", r.best));
                 result = 0.5;

@@ -16,6 +16,7 @@ use jieqi_core::perft::{Mode, divide_each};
 use jieqi_core::{Move, Position, UciMove};
 
 use crate::engine::{Engine, Info, Limits, Options};
+use crate::past::Past;
 
 /// The engine's name, as told to the GUI.
 pub const ENGINE_NAME: &str = concat!("jieqi ", env!("CARGO_PKG_VERSION"));
@@ -38,7 +39,7 @@ struct State {
     options: Options,
     show_wdl: bool,
     position: Position,
-    history: Vec<u64>,
+    history: Vec<Past>,
 }
 
 /// Runs the UCI loop until `quit` or the end of `input`.
@@ -398,10 +399,10 @@ pub fn info_line(i: &Info, show_wdl: bool) -> String {
     s
 }
 
-/// Reads the arguments of `position`: the position and the hashes of the positions
-/// before it (for repetitions). A move by a face-down piece must carry its revealed
+/// Reads the arguments of `position`: the position and the positions before it (for
+/// repetitions and the perpetual-check rule). A move by a face-down piece must carry its revealed
 /// identity (`c3c4B`); without it the whole command is rejected.
-pub fn parse_position(args: &[&str]) -> Result<(Position, Vec<u64>), String> {
+pub fn parse_position(args: &[&str]) -> Result<(Position, Vec<Past>), String> {
     let moves_at = args.iter().position(|&w| w == "moves");
     let (head, moves) = match moves_at {
         Some(i) => (&args[..i], &args[i + 1..]),
@@ -421,7 +422,7 @@ pub fn parse_position(args: &[&str]) -> Result<(Position, Vec<u64>), String> {
         let (m, rv) = um
             .resolve(&pos)
             .map_err(|e| format!("move {text:?} does not fit the position {}: {e}", pos.fen()))?;
-        history.push(pos.hash());
+        history.push(Past::of(&pos));
         pos.play(m, rv)
             .map_err(|e| format!("move {text:?} cannot be played: {e}"))?;
     }

@@ -4,7 +4,7 @@ use std::time::{Duration, Instant};
 
 use jieqi_core::{Deal, Move, Position, Reveals, Role, Square};
 use jieqi_engine::eval::{Params, evaluate};
-use jieqi_engine::{Engine, Info, Limits, Options, Score};
+use jieqi_engine::{Engine, Info, Limits, Options, Past, Score};
 
 fn mv(s: &str) -> Move {
     Move::new(
@@ -236,7 +236,7 @@ fn repetition_history_makes_a_draw() {
     let pos = Position::from_fen("3k5/9/9/8p/9/9/9/9/9/R3K4 b - - 10 20").unwrap();
     let mut after = pos.clone();
     after.play(mv("i6i5"), Reveals::NONE).unwrap();
-    let history = [after.hash(), 1, 2];
+    let history = [Past::of(&after), Past::of(&pos), Past::of(&after)];
     let mut e = Engine::new(Options::default());
     let r = e.search(&pos, &Limits::depth(3), &history).unwrap();
     assert_eq!(r.best, mv("i6i5"));

@@ -8,6 +8,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use jieqi_core::{Color, Move, Piece, Position, Reveals, Role};
+use jieqi_engine::Past;
 use tokio::sync::Semaphore;
 
 /// An engine's judgement of a position.
@@ -26,9 +27,10 @@ pub trait Engine: Send + Sync + 'static {
     /// A short name (shown with evaluations).
     fn name(&self) -> &str;
     /// The move to play at `level` (1 = weakest) within about `budget`; `None` only
-    /// when there is no legal move. `history` holds the hashes of the earlier
-    /// positions of the game as this side knew them, oldest first (for repetitions).
-    fn choose(&self, pos: &Position, level: u8, budget: Duration, history: &[u64]) -> Option<Move>;
+    /// when there is no legal move. `history` holds the earlier positions of the
+    /// game as this side knew them, oldest first (for repetitions and perpetual check).
+    fn choose(&self, pos: &Position, level: u8, budget: Duration, history: &[Past])
+    -> Option<Move>;
     /// Evaluates the position for the side to move.
     fn evaluate(&self, pos: &Position, budget: Duration) -> Evaluation;
 }
@@ -139,7 +141,7 @@ impl Engine for GreedyEngine {
         pos: &Position,
         level: u8,
         _budget: Duration,
-        _history: &[u64],
+        _history: &[Past],
     ) -> Option<Move> {
         let moves = pos.legal_moves();
         if moves.is_empty() {
@@ -221,7 +223,13 @@ impl Engine for SearchEngine {
         "jieqi-engine"
     }
 
-    fn choose(&self, pos: &Position, level: u8, budget: Duration, history: &[u64]) -> Option<Move> {
+    fn choose(
+        &self,
+        pos: &Position,
+        level: u8,
+        budget: Duration,
+        history: &[Past],
+    ) -> Option<Move> {
         let limits = jieqi_engine::Limits::movetime(budget.max(Duration::from_millis(20)));
         self.with_engine(skill_of(level), |e| {
             e.search(pos, &limits, history).map(|r| r.best)
@@ -281,7 +289,7 @@ impl EnginePool {
         pos: Position,
         level: u8,
         budget: Duration,
-        history: Vec<u64>,
+        history: Vec<Past>,
     ) -> Option<Move> {
         let permit = Arc::clone(&self.permits).acquire_owned().await.ok()?;
         let engine = Arc::clone(&self.engine);

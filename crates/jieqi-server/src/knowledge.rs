@@ -10,6 +10,7 @@ use jieqi_core::notation::{Notation, Script, write_move};
 use jieqi_core::{
     ByColor, Color, Game, Material, Move, MoveList, Outcome, Piece, Position, Role, UciMove, Viewer,
 };
+use jieqi_engine::Past;
 use serde::Serialize;
 use serde::ser::{SerializeMap, Serializer};
 
@@ -341,10 +342,10 @@ pub fn outcome_text(o: Outcome) -> String {
     }
 }
 
-/// The three viewers' positions, kept move by move, with the hashes of their earlier
-/// positions (what an engine playing that side may use for repetitions).
+/// The three viewers' positions, kept move by move, with their earlier positions (what
+/// an engine playing that side may use for repetitions and the perpetual-check rule).
 #[derive(Clone, Debug)]
-pub struct ViewerPositions(pub [Position; 3], pub [Vec<u64>; 3]);
+pub struct ViewerPositions(pub [Position; 3], pub [Vec<Past>; 3]);
 
 impl ViewerPositions {
     /// The current positions of `game` for each served viewer.
@@ -354,13 +355,13 @@ impl ViewerPositions {
             VIEWERS.map(|v| game.view(v).position()),
             VIEWERS.map(|v| {
                 let view = game.view(v);
-                (0..n).map(|i| view.position_after(i).hash()).collect()
+                (0..n).map(|i| Past::of(&view.position_after(i))).collect()
             }),
         )
     }
 
-    /// The hashes of `v`'s earlier positions, oldest first.
-    pub fn history(&self, v: Viewer) -> &[u64] {
+    /// `v`'s earlier positions, oldest first.
+    pub fn history(&self, v: Viewer) -> &[Past] {
         &self.1[viewer_index(v)]
     }
 
@@ -390,7 +391,7 @@ impl ViewerPositions {
             };
             outs.push(out);
             seen.push((rv, i));
-            self.1[i].push(self.0[i].hash());
+            self.1[i].push(Past::of(&self.0[i]));
             self.0[i].play_unchecked(ply.mv, rv);
         }
         let [a, b, c]: [PlyOut; 3] = outs.try_into().expect("three viewers");
