@@ -2,7 +2,7 @@
 //! cannot pass arguments). Also:
 //! - `jieqi-engine bench [DEPTH]`: the bench (node signature and nodes/s);
 //! - `jieqi-engine selfplay GAMES NODES SEED OUT`: self-play training data `FEN | RESULT`;
-//! - `jieqi-engine tune DATA EPOCHS OUT`: Texel-tunes the evaluation on DATA and writes
+//! - `jieqi-engine tune DATA EPOCHS OUT [L2]`: Texel-tunes the evaluation on DATA and writes
 //!   the parameters to OUT.
 
 use std::process::ExitCode;
@@ -38,11 +38,20 @@ fn main() -> ExitCode {
                 }
             }
         }
-        Some("tune") if args.len() == 4 => {
-            let Ok(epochs) = args[2].parse() else {
-                eprintln!("usage: jieqi-engine tune DATA EPOCHS OUT");
-                return ExitCode::FAILURE;
-            };
+        Some("tune") if args.len() == 4 || args.len() == 5 => {
+            let usage = "usage: jieqi-engine tune DATA EPOCHS OUT [L2]";
+            let mut cfg = jieqi_engine::tune::TuneConfig::default();
+            match (args[2].parse(), args.get(4).map(|a| a.parse())) {
+                (Ok(epochs), None) => cfg.epochs = epochs,
+                (Ok(epochs), Some(Ok(l2))) => {
+                    cfg.epochs = epochs;
+                    cfg.l2 = l2;
+                }
+                _ => {
+                    eprintln!("{usage}");
+                    return ExitCode::FAILURE;
+                }
+            }
             let data = match std::fs::read_to_string(&args[1])
                 .map_err(|e| e.to_string())
                 .and_then(|t| jieqi_engine::tune::parse_data(&t))
@@ -53,14 +62,19 @@ fn main() -> ExitCode {
                     return ExitCode::FAILURE;
                 }
             };
+            // Every tenth position is held out, to show whether the fit generalises.
+            let (train, valid) = jieqi_engine::tune::split(data, 10);
             let r = jieqi_engine::tune::tune(
                 &jieqi_engine::Params::default(),
-                &data,
-                epochs,
-                2.0,
+                &train,
+                &valid,
+                cfg,
                 &mut |l| eprintln!("{l}"),
             );
-            eprintln!("error {:.6} -> {:.6}", r.error_before, r.error_after);
+            eprintln!(
+                "error {:.6} -> {:.6}, held out {:.6} -> {:.6}",
+                r.error_before, r.error_after, r.valid_before, r.valid_after
+            );
             match std::fs::write(&args[3], r.params.to_text()) {
                 Ok(()) => ExitCode::SUCCESS,
                 Err(e) => {
@@ -71,7 +85,7 @@ fn main() -> ExitCode {
         }
         Some(_) => {
             eprintln!(
-                "usage: jieqi-engine [bench [DEPTH] | selfplay GAMES NODES SEED OUT | tune DATA EPOCHS OUT]"
+                "usage: jieqi-engine [bench [DEPTH] | selfplay GAMES NODES SEED OUT | tune DATA EPOCHS OUT [L2]]"
             );
             ExitCode::FAILURE
         }

@@ -8,9 +8,9 @@
 //! logistic `P(red wins) = 1 / (1 + 10^(-K·eval/400))` and minimises the mean squared
 //! error of that prediction against the results by full-batch gradient descent (Adam).
 
-use jieqi_core::{Color, Deal, Position, Reveals};
+use jieqi_core::{Color, Deal, Game, Outcome, Position, RuleSet, Viewer};
 
-use crate::engine::{Engine, Limits, Options};
+use crate::engine::{Engine, Limits, Options, Score};
 use crate::eval::{COUNT, Features, Params, trace};
 use crate::past::Past;
 
@@ -109,32 +109,76 @@ pub struct TuneResult {
     pub params: Params,
     /// The scale used.
     pub k: f64,
-    /// Error before tuning.
+    /// Error on the training data before tuning.
     pub error_before: f64,
-    /// Error after tuning.
+    /// Error on the training data after tuning.
     pub error_after: f64,
+    /// Error on the held-out data before tuning.
+    pub valid_before: f64,
+    /// Error on the held-out data after tuning.
+    pub valid_after: f64,
 }
 
-/// Tunes `start` on `data` for `epochs` full-batch Adam steps of learning rate `lr`
-/// (in centipawns), reporting progress to `log`.
+/// How [`tune`] runs.
+#[derive(Clone, Copy, Debug)]
+pub struct TuneConfig {
+    /// Full-batch Adam steps.
+    pub epochs: usize,
+    /// Learning rate, in centipawns.
+    pub lr: f64,
+    /// Weight of the L2 penalty on the distance from the start parameters, per square
+    /// pawn (100 cp) of each parameter's change: it keeps the many rarely-seen
+    /// piece-square entries near their start values.
+    pub l2: f64,
+}
+
+impl Default for TuneConfig {
+    fn default() -> TuneConfig {
+        TuneConfig {
+            epochs: 1000,
+            lr: 2.0,
+            l2: 1e-5,
+        }
+    }
+}
+
+/// Splits samples into training data and every `nth` sample held out for validation.
+pub fn split(data: Vec<Sample>, nth: usize) -> (Vec<Sample>, Vec<Sample>) {
+    let (mut train, mut valid) = (Vec::new(), Vec::new());
+    for (i, s) in data.into_iter().enumerate() {
+        if nth > 0 && i % nth == nth - 1 {
+            valid.push(s);
+        } else {
+            train.push(s);
+        }
+    }
+    (train, valid)
+}
+
+/// Tunes `start` on `train` by full-batch Adam (see [`TuneConfig`]), reporting progress
+/// and the error on the held-out `valid` to `log`.
 pub fn tune(
     start: &Params,
-    data: &[Sample],
-    epochs: usize,
-    lr: f64,
+    train: &[Sample],
+    valid: &[Sample],
+    cfg: TuneConfig,
     log: &mut dyn FnMut(&str),
 ) -> TuneResult {
-    let mut w: Vec<f64> = start.w.iter().map(|&x| f64::from(x)).collect();
-    let k = fit_k(&w, data);
-    let error_before = error(&w, k, data);
-    log(&format!("K = {k:.4}, error {error_before:.6}"));
+    let w0: Vec<f64> = start.w.iter().map(|&x| f64::from(x)).collect();
+    let mut w = w0.clone();
+    let k = fit_k(&w, train);
+    let error_before = error(&w, k, train);
+    let valid_before = error(&w, k, valid);
+    log(&format!(
+        "K = {k:.4}, error {error_before:.6}, held out {valid_before:.6}"
+    ));
     let (b1, b2, eps) = (0.9, 0.999, 1e-8);
     let mut m = vec![0.0; COUNT];
     let mut v = vec![0.0; COUNT];
-    let n = data.len().max(1) as f64;
-    for epoch in 1..=epochs {
+    let n = train.len().max(1) as f64;
+    for epoch in 1..=cfg.epochs {
         let mut grad = vec![0.0; COUNT];
-        for s in data {
+        for s in train {
             let p = sigmoid(k, linear(&w, s));
             // d/dw of (r - p)^2 = -2 (r - p) p (1 - p) ln10 k / 400 · f
             let g = -2.0 * (s.result - p) * p * (1.0 - p) * std::f64::consts::LN_10 * k / 400.0;
@@ -143,86 +187,95 @@ pub fn tune(
             }
         }
         for i in 0..COUNT {
+            grad[i] += 2.0 * cfg.l2 * (w[i] - w0[i]) / 10_000.0;
             m[i] = b1 * m[i] + (1.0 - b1) * grad[i];
             v[i] = b2 * v[i] + (1.0 - b2) * grad[i] * grad[i];
             let mh = m[i] / (1.0 - b1.powi(epoch as i32));
             let vh = v[i] / (1.0 - b2.powi(epoch as i32));
-            w[i] -= lr * mh / (vh.sqrt() + eps);
+            w[i] -= cfg.lr * mh / (vh.sqrt() + eps);
         }
-        if epoch % 50 == 0 || epoch == epochs {
-            log(&format!("epoch {epoch}: error {:.6}", error(&w, k, data)));
+        if epoch % 50 == 0 || epoch == cfg.epochs {
+            log(&format!(
+                "epoch {epoch}: error {:.6}, held out {:.6}",
+                error(&w, k, train),
+                error(&w, k, valid)
+            ));
         }
     }
     let params = Params {
         w: w.iter().map(|x| x.round() as i32).collect(),
     };
     let rounded: Vec<f64> = params.w.iter().map(|&x| f64::from(x)).collect();
-    let error_after = error(&rounded, k, data);
     TuneResult {
         params,
         k,
         error_before,
-        error_after,
+        error_after: error(&rounded, k, train),
+        valid_before,
+        valid_after: error(&rounded, k, valid),
     }
 }
 
 /// Plays `games` self-play games from deals seeded by `seed` and returns training
-/// lines `FEN | RESULT`. Each side searches `nodes` nodes per move on its own view
-/// (here every captured identity is shown to both sides). Positions of the first 8
-/// plies and positions in check are not recorded.
+/// lines `FEN | RESULT`. The referee is [`jieqi_core::Game`] with the standard rules
+/// (perpetual check, repetition, 80 plies), plus a cap of 300 plies (a draw). Each side
+/// searches `nodes` nodes per move on its own view, with its own history. Recorded are
+/// the quiet positions as the mover saw them: from ply 8 on, not in check, where the
+/// search neither chose a capture nor saw a mate (a position with a capture pending
+/// would teach the evaluation the value of the capture, not of the position).
 pub fn selfplay(games: u32, nodes: u64, seed: u64, log: &mut dyn FnMut(&str)) -> Vec<String> {
     let mut engine = Engine::new(Options {
         hash_mb: 8,
         ..Options::default()
     });
+    let limits = Limits {
+        nodes: Some(nodes),
+        ..Limits::default()
+    };
     let mut lines = Vec::new();
     for g in 0..games {
         let deal = Deal::from_seed(&(seed.wrapping_add(u64::from(g))).to_le_bytes());
         engine.new_game();
-        let mut pos = Position::start();
+        let mut game = Game::new(deal, RuleSet::STANDARD);
         let mut fens = Vec::new();
-        let mut history: Vec<Past> = Vec::new();
-        let result;
+        let mut histories: [Vec<Past>; 2] = [Vec::new(), Vec::new()];
         let mut ply = 0u32;
-        loop {
-            let reps = history.iter().filter(|p| p.key == pos.hash()).count();
-            if reps >= 2 || pos.halfmove() >= 80 || ply >= 300 || pos.bare_kings() {
-                result = 0.5;
-                break;
+        let (result, why) = loop {
+            match game.outcome() {
+                Some(Outcome::Win { winner, reason }) => {
+                    break (
+                        if winner == Color::Red { 1.0 } else { 0.0 },
+                        reason.to_string(),
+                    );
+                }
+                Some(Outcome::Draw { reason }) => break (0.5, reason.to_string()),
+                None if ply >= 300 => break (0.5, "300 plies".to_string()),
+                None => {}
             }
-            let limits = Limits {
-                nodes: Some(nodes),
-                ..Limits::default()
+            let turn = game.turn();
+            let pos = game.view(Viewer::Player(turn)).position();
+            let Some(r) = engine.search(&pos, &limits, &histories[turn.index()]) else {
+                break (0.5, "no move (the referee missed the end)".to_string());
             };
-            let Some(r) = engine.search(&pos, &limits, &history) else {
-                // No legal move: the side to move loses.
-                result = if pos.turn() == Color::Red { 0.0 } else { 1.0 };
-                break;
-            };
-            if ply >= 8 && !pos.is_check() {
+            let quiet = !pos.is_check()
+                && pos.piece_at(r.best.to).is_none()
+                && !matches!(r.score, Score::Mate(_));
+            if ply >= 8 && quiet {
                 fens.push(pos.fen());
             }
-            let rv = Reveals {
-                mover: if pos.board().is_hidden(r.best.from) {
-                    deal.identity_at(r.best.from)
-                } else {
-                    None
-                },
-                captured: if pos.board().is_hidden(r.best.to) {
-                    deal.identity_at(r.best.to)
-                } else {
-                    None
-                },
-            };
-            history.push(Past::of(&pos));
-            if let Err(e) = pos.play(r.best, rv) {
+            for c in [Color::Red, Color::Black] {
+                histories[c.index()].push(Past::of(&game.view(Viewer::Player(c)).position()));
+            }
+            if let Err(e) = game.play(r.best) {
                 log(&format!("game {g}: engine move {} rejected: {e}", r.best));
-                result = 0.5;
-                break;
+                break (0.5, "illegal move".to_string());
             }
             ply += 1;
-        }
-        log(&format!("game {}: {} plies, result {result}", g + 1, ply));
+        };
+        log(&format!(
+            "game {}: {ply} plies, result {result} ({why})",
+            g + 1
+        ));
         let res = match result {
             x if x > 0.75 => "1-0",
             x if x < 0.25 => "0-1",
@@ -255,7 +308,12 @@ p3k4/9/9/9/9/9/9/9/9/3K5 w - - 0 1 | 1/2-1/2
         // Start from a deliberately bad evaluation: the rook worth nothing.
         let mut start = Params::default();
         start.w[crate::eval::value_index(jieqi_core::Role::Rook)] = 0;
-        let r = tune(&start, &samples, 200, 5.0, &mut |_| {});
+        let cfg = TuneConfig {
+            epochs: 200,
+            lr: 5.0,
+            l2: 0.0,
+        };
+        let r = tune(&start, &samples, &[], cfg, &mut |_| {});
         assert!(
             r.error_after < r.error_before,
             "{} !< {}",
@@ -263,6 +321,39 @@ p3k4/9/9/9/9/9/9/9/9/3K5 w - - 0 1 | 1/2-1/2
             r.error_before
         );
         assert!(r.params.w[crate::eval::value_index(jieqi_core::Role::Rook)] > 0);
+    }
+
+    #[test]
+    fn the_l2_penalty_holds_parameters_near_their_start() {
+        let data = "\
+4k4/9/9/9/9/9/9/9/9/R2K5 w - - 0 1 | 1-0
+r3k4/9/9/9/9/9/9/9/9/3K5 b - - 0 1 | 0-1
+";
+        let samples = parse_data(data).unwrap();
+        let rook = crate::eval::value_index(jieqi_core::Role::Rook);
+        let mut start = Params::default();
+        start.w[rook] = 0;
+        let moved = |l2: f64| {
+            let cfg = TuneConfig {
+                epochs: 100,
+                lr: 5.0,
+                l2,
+            };
+            tune(&start, &samples, &samples, cfg, &mut |_| {}).params.w[rook]
+        };
+        let (free, held) = (moved(0.0), moved(1e4));
+        assert!(free > 0, "{free}");
+        assert!(held < free / 2, "{held} vs {free}");
+    }
+
+    #[test]
+    fn every_nth_sample_is_held_out() {
+        let text = (0..10)
+            .map(|i| format!("4k4/9/9/9/9/9/9/9/9/R2K5 w - - {i} 1 | 1-0"))
+            .collect::<Vec<_>>()
+            .join("\n");
+        let (train, valid) = split(parse_data(&text).unwrap(), 5);
+        assert_eq!((train.len(), valid.len()), (8, 2));
     }
 
     #[test]
@@ -278,8 +369,18 @@ p3k4/9/9/9/9/9/9/9/9/3K5 w - - 0 1 | 1/2-1/2
 
     #[test]
     fn selfplay_writes_parseable_lines() {
-        let lines = selfplay(1, 300, 7, &mut |_| {});
+        let mut log = Vec::new();
+        let lines = selfplay(2, 300, 7, &mut |l| log.push(l.to_string()));
         let data = parse_data(&lines.join("\n")).unwrap();
         assert_eq!(data.len(), lines.len());
+        assert!(!lines.is_empty());
+        // Only quiet positions: none in check.
+        for l in &lines {
+            let fen = l.rsplit_once('|').unwrap().0;
+            assert!(!Position::from_fen(fen.trim()).unwrap().is_check(), "{l}");
+        }
+        // The referee ended both games and named why.
+        assert_eq!(log.len(), 2, "{log:?}");
+        assert!(log.iter().all(|l| l.contains("result") && l.contains('(')));
     }
 }

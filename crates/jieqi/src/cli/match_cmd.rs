@@ -261,25 +261,8 @@ pub fn summary(r: &MatchResult, config: &MatchConfig) -> String {
     }
     s += &format!("LOS {:.1}%\n", 100.0 * r.los());
     s += &format!("Pentanomial [0, 0.5, 1, 1.5, 2]: {:?}\n", r.pentanomial.0);
-    if let Some((sprt, llr, verdict)) = r.sprt {
-        let (lo, hi) = sprt.bounds();
-        let v = match verdict {
-            SprtVerdict::H1 => "H1 accepted (elo1)",
-            SprtVerdict::H0 => "H0 accepted (elo0)",
-            SprtVerdict::Continue => "undecided",
-        };
-        s += &format!(
-            "SPRT elo0={} elo1={} alpha={} beta={}: LLR {llr:.2} [{lo:.2}, {hi:.2}] {v}{}\n",
-            sprt.elo0,
-            sprt.elo1,
-            sprt.alpha,
-            sprt.beta,
-            if r.stopped_early {
-                ", stopped early"
-            } else {
-                ""
-            }
-        );
+    if let Some(line) = sprt_line(r) {
+        s += &line;
     }
     let mut terms: Vec<_> = r.terminations.iter().collect();
     terms.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
@@ -289,6 +272,42 @@ pub fn summary(r: &MatchResult, config: &MatchConfig) -> String {
         s += &format!("Interrupted after {n} of {} games\n", r.scheduled);
     }
     s
+}
+
+/// The SPRT line of the report: the decision at the first crossing of a bound, and the
+/// final LLR when games in flight then moved it.
+fn sprt_line(r: &MatchResult) -> Option<String> {
+    let (sprt, llr, verdict) = r.sprt?;
+    let n = r.trinomial.games();
+    let (lo, hi) = sprt.bounds();
+    let name = |v: SprtVerdict| match v {
+        SprtVerdict::H1 => "H1 accepted (elo1)",
+        SprtVerdict::H0 => "H0 accepted (elo0)",
+        SprtVerdict::Continue => "undecided",
+    };
+    let head = format!(
+        "SPRT elo0={} elo1={} alpha={} beta={}:",
+        sprt.elo0, sprt.elo1, sprt.alpha, sprt.beta
+    );
+    Some(match r.decided {
+        // The decision is the first crossing; the games then in flight count in the
+        // totals above and may leave the final LLR elsewhere.
+        Some((games, at, v)) if games < n || (at - llr).abs() > 1e-9 => format!(
+            "{head} {} at game {games} (LLR {at:.2} [{lo:.2}, {hi:.2}]), stopped early; \
+             LLR {llr:.2} after the {} games in flight then\n",
+            name(v),
+            n.saturating_sub(games)
+        ),
+        _ => format!(
+            "{head} LLR {llr:.2} [{lo:.2}, {hi:.2}] {}{}\n",
+            name(verdict),
+            if r.stopped_early {
+                ", stopped early"
+            } else {
+                ""
+            }
+        ),
+    })
 }
 
 /// A flag set by the first Ctrl-C (SIGINT) or SIGTERM: the match then plays out the
@@ -328,5 +347,37 @@ mod tests {
         assert_eq!(parse_option("3:x=1").unwrap(), (None, "3:x", "1"));
         assert!(parse_option("Hash").is_err());
         assert!(parse_option("1:=4").is_err());
+    }
+
+    #[test]
+    fn the_sprt_line_keeps_the_decision_made_before_the_games_in_flight() {
+        let sprt = Sprt::parse("elo0=0,elo1=20").unwrap();
+        let mut r = MatchResult::default();
+        for _ in 0..10 {
+            r.trinomial.add(1.0);
+        }
+        assert_eq!(sprt_line(&r), None);
+        // Crossed the lower bound at game 8; two more games brought the LLR back in.
+        r.sprt = Some((sprt, -2.71, SprtVerdict::Continue));
+        r.decided = Some((8, -2.95, SprtVerdict::H0));
+        r.stopped_early = true;
+        let line = sprt_line(&r).unwrap();
+        assert!(
+            line.contains("H0 accepted (elo0) at game 8 (LLR -2.95"),
+            "{line}"
+        );
+        assert!(line.contains("stopped early"), "{line}");
+        assert!(
+            line.contains("LLR -2.71 after the 2 games in flight"),
+            "{line}"
+        );
+        // Decided by the last game counted: one plain line.
+        r.sprt = Some((sprt, 3.0, SprtVerdict::H1));
+        r.decided = Some((10, 3.0, SprtVerdict::H1));
+        let line = sprt_line(&r).unwrap();
+        assert!(
+            line.ends_with("LLR 3.00 [-2.94, 2.94] H1 accepted (elo1), stopped early\n"),
+            "{line}"
+        );
     }
 }

@@ -70,6 +70,10 @@ pub struct MatchResult {
     pub sprt: Option<(Sprt, f64, SprtVerdict)>,
     /// Whether the match was stopped early by the SPRT.
     pub stopped_early: bool,
+    /// When the SPRT first left its bounds: games counted then, the LLR and the
+    /// verdict. The test's decision is this one; the games in flight then still count
+    /// in the totals and may move the final LLR back inside the bounds.
+    pub decided: Option<(u32, f64, SprtVerdict)>,
     /// Whether the match was stopped by [`MatchConfig::interrupt`] before its end.
     pub interrupted: bool,
     /// Pairs waiting for their second game: pair → first engine's score.
@@ -215,11 +219,12 @@ pub fn run_match(
         for g in rx {
             result.add(&g, config.sprt);
             on_game(&g, &result);
-            if let Some((_, _, v)) = result.sprt
+            if let Some((_, llr, v)) = result.sprt
                 && v != SprtVerdict::Continue
                 && !stop.swap(true, Ordering::SeqCst)
             {
                 result.stopped_early = true;
+                result.decided = Some((result.trinomial.games(), llr, v));
             }
         }
     });
