@@ -89,95 +89,15 @@ pub fn pst_square(color: Color, sq: Square) -> usize {
     rel_rank * 5 + file.min(8 - file)
 }
 
+/// The built-in parameters: `params.txt` beside this file, written by the tuner.
+static BUILTIN: std::sync::LazyLock<Params> = std::sync::LazyLock::new(|| {
+    Params::parse(include_str!("params.txt")).expect("the built-in parameters parse")
+});
+
 impl Default for Params {
+    /// The built-in parameters (Texel-tuned on self-play games: `params.txt`).
     fn default() -> Params {
-        let mut w = vec![0; COUNT];
-        for (role, v) in [
-            (Role::Advisor, 210),
-            (Role::Elephant, 210),
-            (Role::Horse, 420),
-            (Role::Rook, 900),
-            (Role::Cannon, 460),
-            (Role::Pawn, 110),
-        ] {
-            w[value_index(role)] = v;
-        }
-        for role in Role::ALL {
-            for rr in 0..10i32 {
-                for fd in 0..5i32 {
-                    // fd = distance from the edge file (4 = centre file).
-                    let centre = fd;
-                    let v = match role {
-                        Role::King => (if fd == 4 { 10 } else { 0 }) - 12 * rr,
-                        Role::Advisor => {
-                            if rr <= 2 && fd >= 3 {
-                                15
-                            } else if rr <= 4 {
-                                5
-                            } else {
-                                0
-                            }
-                        }
-                        Role::Elephant => {
-                            if rr <= 4 && rr % 2 == 0 {
-                                12
-                            } else {
-                                0
-                            }
-                        }
-                        Role::Horse => {
-                            let adv = match rr {
-                                0 => -20,
-                                1 | 2 => -5,
-                                3 | 4 => 5,
-                                5..=7 => 20,
-                                _ => 5,
-                            };
-                            adv + 5 * centre
-                        }
-                        Role::Rook => {
-                            let adv = match rr {
-                                0 => -5,
-                                5..=7 => 15,
-                                _ => 5,
-                            };
-                            adv + 3 * centre
-                        }
-                        Role::Cannon => {
-                            let c = if fd == 4 { 15 } else { 2 * centre };
-                            let adv = match rr {
-                                2 => 5,
-                                9 => 10,
-                                _ => 0,
-                            };
-                            c + adv
-                        }
-                        Role::Pawn => match rr {
-                            0..=4 => {
-                                if fd == 4 {
-                                    5
-                                } else {
-                                    0
-                                }
-                            }
-                            9 => 10,
-                            _ => 45 + 8 * (rr - 5).min(2) + 6 * centre - 8 * (rr - 7).max(0),
-                        },
-                    };
-                    w[PST + role.index() * 50 + rr as usize * 5 + fd as usize] = v;
-                }
-            }
-        }
-        w[HIDDEN + value_index(Role::Rook)] = 10;
-        w[HIDDEN + value_index(Role::Cannon)] = 5;
-        w[TEMPO] = 15;
-        w[SHELTER] = 12;
-        w[ROOK_KING_FILE] = -25;
-        w[CANNON_KING_FILE] = -30;
-        w[ROOK_MOBILITY] = 3;
-        w[HORSE_MOBILITY] = 6;
-        w[ATTACKER] = 12;
-        Params { w }
+        BUILTIN.clone()
     }
 }
 

@@ -331,8 +331,8 @@ r3k4/9/9/9/9/9/9/9/9/3K5 b - - 0 1 | 0-1
 ";
         let samples = parse_data(data).unwrap();
         let rook = crate::eval::value_index(jieqi_core::Role::Rook);
-        let mut start = Params::default();
-        start.w[rook] = 0;
+        // Every parameter zero: only the fit moves the rook's value.
+        let start = Params { w: vec![0; COUNT] };
         let moved = |l2: f64| {
             let cfg = TuneConfig {
                 epochs: 100,
