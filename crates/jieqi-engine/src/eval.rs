@@ -3,6 +3,7 @@
 //! The evaluation is linear in its parameters ([`Params`]), so the Texel tuner
 //! ([`crate::tune`]) can fit them: every term is added through a [`Tracer`] together
 //! with the parameter index and coefficient it came from.
+//! The built-in parameters are such a fit, to self-play games (`params.txt`).
 //!
 //! Terms, each from Red's side (Black's terms mirrored and subtracted):
 //! - material of face-up pieces, plus a piece-square term (files mirrored, ranks counted
