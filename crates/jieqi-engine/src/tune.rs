@@ -263,9 +263,9 @@ pub fn selfplay(games: u32, nodes: u64, seed: u64, log: &mut dyn FnMut(&str)) ->
             if ply >= 8 && quiet {
                 fens.push(pos.fen());
             }
-            for c in [Color::Red, Color::Black] {
-                histories[c.index()].push(Past::of(&game.view(Viewer::Player(c)).position()));
-            }
+            histories[turn.index()].push(Past::of(&pos));
+            let theirs = game.view(Viewer::Player(!turn)).position();
+            histories[(!turn).index()].push(Past::of(&theirs));
             if let Err(e) = game.play(r.best) {
                 log(&format!("game {g}: engine move {} rejected: {e}", r.best));
                 break (0.5, "illegal move".to_string());

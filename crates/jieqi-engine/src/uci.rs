@@ -400,8 +400,8 @@ pub fn info_line(i: &Info, show_wdl: bool) -> String {
 }
 
 /// Reads the arguments of `position`: the position and the positions before it (for
-/// repetitions and the perpetual-check rule). A move by a face-down piece must carry its revealed
-/// identity (`c3c4B`); without it the whole command is rejected.
+/// repetitions and the perpetual-check rule). A move by a face-down piece must carry
+/// its revealed identity (`c3c4B`); without it the whole command is rejected.
 pub fn parse_position(args: &[&str]) -> Result<(Position, Vec<Past>), String> {
     let moves_at = args.iter().position(|&w| w == "moves");
     let (head, moves) = match moves_at {

@@ -301,7 +301,7 @@ fn sprt_line(r: &MatchResult) -> Option<String> {
         _ => format!(
             "{head} LLR {llr:.2} [{lo:.2}, {hi:.2}] {}{}\n",
             name(verdict),
-            if r.stopped_early {
+            if r.stopped_early() {
                 ", stopped early"
             } else {
                 ""
@@ -353,6 +353,7 @@ mod tests {
     fn the_sprt_line_keeps_the_decision_made_before_the_games_in_flight() {
         let sprt = Sprt::parse("elo0=0,elo1=20").unwrap();
         let mut r = MatchResult::default();
+        r.scheduled = 20;
         for _ in 0..10 {
             r.trinomial.add(1.0);
         }
@@ -360,7 +361,6 @@ mod tests {
         // Crossed the lower bound at game 8; two more games brought the LLR back in.
         r.sprt = Some((sprt, -2.71, SprtVerdict::Continue));
         r.decided = Some((8, -2.95, SprtVerdict::H0));
-        r.stopped_early = true;
         let line = sprt_line(&r).unwrap();
         assert!(
             line.contains("H0 accepted (elo0) at game 8 (LLR -2.95"),

@@ -68,8 +68,6 @@ pub struct MatchResult {
     pub terminations: HashMap<String, u32>,
     /// The SPRT, its log-likelihood ratio and verdict.
     pub sprt: Option<(Sprt, f64, SprtVerdict)>,
-    /// Whether the match was stopped early by the SPRT.
-    pub stopped_early: bool,
     /// When the SPRT first left its bounds: games counted then, the LLR and the
     /// verdict. The test's decision is this one; the games in flight then still count
     /// in the totals and may move the final LLR back inside the bounds.
@@ -81,6 +79,11 @@ pub struct MatchResult {
 }
 
 impl MatchResult {
+    /// Whether the SPRT stopped the match before all its games were played.
+    pub fn stopped_early(&self) -> bool {
+        self.decided.is_some() && self.trinomial.games() < self.scheduled
+    }
+
     /// The Elo estimate of the first engine: over pairs (pentanomial) once there are
     /// complete pairs, over games (trinomial) before.
     pub fn elo(&self) -> Option<EloEstimate> {
@@ -223,14 +226,11 @@ pub fn run_match(
                 && v != SprtVerdict::Continue
                 && !stop.swap(true, Ordering::SeqCst)
             {
-                result.stopped_early = true;
                 result.decided = Some((result.trinomial.games(), llr, v));
             }
         }
     });
-    if result.trinomial.games() >= config.games {
-        result.stopped_early = false;
-    } else if !result.stopped_early && interrupted() {
+    if !result.stopped_early() && interrupted() {
         result.interrupted = true;
     }
     Ok(result)
