@@ -34,6 +34,8 @@ pub struct Options {
     pub elo: u32,
     /// Search features (all on by default; turned off only for testing).
     pub features: Features,
+    /// Whether perpetual chase loses (RULES.md §5; on in the `tournament` rule set).
+    pub chase_rule: bool,
 }
 
 impl Default for Options {
@@ -47,6 +49,7 @@ impl Default for Options {
             limit_strength: false,
             elo: 2800,
             features: Features::default(),
+            chase_rule: false,
         }
     }
 }
@@ -330,6 +333,7 @@ impl Engine {
         let infinite = limits.infinite;
         let only = &limits.searchmoves[..];
         let features = self.options.features;
+        let chase_rule = self.options.chase_rule;
         let (roots, depth) = std::thread::scope(|scope| {
             for _ in 1..threads {
                 let shared = &shared;
@@ -337,6 +341,7 @@ impl Engine {
                 scope.spawn(move || {
                     let mut s = Searcher::new(pos, history, shared, params, false, start, b, None);
                     s.features = features;
+                    s.chase_rule = chase_rule;
                     iterate(&mut s, MAX_PLY as u32 - 10, 1, None, infinite, only);
                     s.flush_nodes();
                 });
@@ -352,6 +357,7 @@ impl Engine {
                 limits.nodes,
             );
             s.features = features;
+            s.chase_rule = chase_rule;
             let out = iterate(&mut s, max_depth, multipv, Some(info), infinite, only);
             s.flush_nodes();
             // An infinite or ponder search reports only once told to stop.

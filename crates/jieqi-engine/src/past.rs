@@ -1,8 +1,9 @@
 //! What the search needs to know of a game's earlier positions: their keys for
-//! repetitions, and how the side to move stood in check for the perpetual-check rule
-//! (RULES.md §5).
+//! repetitions, how the side to move stood in check for the perpetual-check rule, and
+//! the move played on, to follow chased pieces for the perpetual-chase rule (RULES.md
+//! §5).
 
-use jieqi_core::{Position, Role, Square};
+use jieqi_core::{Move, Position, Role, Square};
 
 /// How the side to move of a position stands in check.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -56,14 +57,17 @@ pub struct Past {
     pub key: u64,
     /// How its side to move stood in check.
     pub check: Check,
+    /// The move that was played in it.
+    pub next: Move,
 }
 
 impl Past {
-    /// The record of `pos`.
-    pub fn of(pos: &Position) -> Past {
+    /// The record of `pos`, in which `next` was played.
+    pub fn of(pos: &Position, next: Move) -> Past {
         Past {
             key: pos.hash(),
             check: Check::of(pos),
+            next,
         }
     }
 }

@@ -27,7 +27,8 @@
 //! (RULES.md §5, perpetual check; checks by pawns, elephants and advisors are allowed).
 //! The cycle may begin in the game's history ([`Past`]), so the engine neither keeps
 //! up a perpetual check that the referee will punish nor escapes one it is winning
-//! against. The perpetual-chase option is not modelled.
+//! against. With the perpetual-chase option ([`Searcher::chase_rule`]), a side that
+//! chased one and the same piece after every move of the cycle loses in the same way.
 //! Each pruning, reduction, extension and ordering feature can be switched off for
 //! testing ([`crate::features`]).
 //!
@@ -114,6 +115,9 @@ pub struct Searcher<'a> {
     keys: Vec<u64>,
     /// How the side to move stood in check, parallel to `keys`.
     checks: Vec<Check>,
+    /// The move that led to each position, parallel to `keys` (`None` for the first
+    /// position and after a null move).
+    moves: Vec<Option<Move>>,
     killers: [[Option<Move>; 2]; MAX_PLY + 2],
     history: Box<History>,
     pv: Vec<[Move; MAX_PLY + 1]>,
@@ -125,6 +129,8 @@ pub struct Searcher<'a> {
     lmr: Box<[[u8; 64]; 64]>,
     /// The search features in use (all on by default).
     pub features: Features,
+    /// Whether perpetual chase loses (RULES.md §5, the `tournament` rule set).
+    pub chase_rule: bool,
     /// Moves put off because another thread was searching them ([`crate::busy`]).
     pub deferred: u64,
 }
@@ -210,6 +216,9 @@ impl<'a> Searcher<'a> {
         keys.extend(history.iter().map(|p| p.key));
         let mut checks = Vec::with_capacity(keys.capacity());
         checks.extend(history.iter().map(|p| p.check));
+        let mut moves = Vec::with_capacity(keys.capacity());
+        moves.push(None);
+        moves.extend(history.iter().map(|p| Some(p.next)));
         keys.push(pos.hash());
         checks.push(Check::of(&pos));
         let ev = Evaluator::new(params);
@@ -234,6 +243,7 @@ impl<'a> Searcher<'a> {
             node_limit,
             keys,
             checks,
+            moves,
             killers: [[None; 2]; MAX_PLY + 2],
             history: vec![[0i32; 8100]; 2]
                 .into_boxed_slice()
@@ -248,6 +258,7 @@ impl<'a> Searcher<'a> {
             aborted: false,
             lmr,
             features: Features::default(),
+            chase_rule: false,
             deferred: 0,
         }
     }
@@ -356,6 +367,7 @@ impl<'a> Searcher<'a> {
         }
         self.keys.push(self.pos.hash());
         self.checks.push(Check::of(&self.pos));
+        self.moves.push(Some(m));
         u
     }
 
@@ -364,6 +376,7 @@ impl<'a> Searcher<'a> {
         self.accs.pop();
         self.keys.pop();
         self.checks.pop();
+        self.moves.pop();
         self.pos.unplay(u);
     }
 
@@ -382,15 +395,59 @@ impl<'a> Searcher<'a> {
                 let counts = |k: usize| self.checks[k] == Check::Counts;
                 let them_checking = (1..=i / 2).all(|t| counts(n + 2 - 2 * t));
                 let us_checking = (0..i / 2).all(|t| counts(n - 1 - 2 * t));
-                return Some(match (us_checking, them_checking) {
-                    (true, false) => -DECISIVE,
-                    (false, true) => DECISIVE,
-                    _ => 0,
-                });
+                let (us_chasing, them_chasing) = if self.chase_rule {
+                    self.perpetual_chasers(i)
+                } else {
+                    (false, false)
+                };
+                return Some(
+                    match (us_checking || us_chasing, them_checking || them_chasing) {
+                        (true, false) => -DECISIVE,
+                        (false, true) => DECISIVE,
+                        _ => 0,
+                    },
+                );
             }
             i += 2;
         }
         None
+    }
+
+    /// Whether the side to move and the other side each chased one and the same piece
+    /// after every one of their moves in the cycle of the last `i` plies, which ends in
+    /// the position it began with. The cycle is replayed from the current position
+    /// (equal to its first): its moves neither capture nor reveal, or the position
+    /// could not repeat. A chased piece is followed as it flees.
+    fn perpetual_chasers(&self, i: usize) -> (bool, bool) {
+        let n = self.keys.len() - 1;
+        let bit = |sq: jieqi_core::Square| 1u128 << sq.index();
+        let mut pos = self.pos.clone();
+        // Per colour: the enemy pieces it chased after each of its moves so far.
+        let mut tracked: [Option<u128>; 2] = [None, None];
+        for k in n + 1 - i..=n {
+            let Some(m) = self.moves[k] else {
+                return (false, false);
+            };
+            let mover = pos.turn();
+            pos.play_unchecked(m, Reveals::NONE);
+            let other = (!mover).index();
+            if let Some(set) = tracked[other]
+                && set & bit(m.from) != 0
+            {
+                tracked[other] = Some(set & !bit(m.from) | bit(m.to));
+            }
+            let own = &mut tracked[mover.index()];
+            if *own != Some(0) {
+                let now = pos
+                    .board()
+                    .chased(mover)
+                    .into_iter()
+                    .fold(0u128, |acc, sq| acc | bit(sq));
+                *own = Some(own.map_or(now, |set| set & now));
+            }
+        }
+        let chasing = |c: Color| tracked[c.index()].is_some_and(|set| set != 0);
+        (chasing(self.pos.turn()), chasing(!self.pos.turn()))
     }
 
     fn has_non_pawn_material(&self) -> bool {
@@ -625,9 +682,11 @@ impl<'a> Searcher<'a> {
                 let nu = self.pos.play_null();
                 self.keys.push(self.pos.hash());
                 self.checks.push(Check::None);
+                self.moves.push(None);
                 let v = -self.search(depth - 1 - r, -beta, -beta + 1, ply + 1, false, false);
                 self.keys.pop();
                 self.checks.pop();
+                self.moves.pop();
                 self.pos.unplay_null(nu);
                 if self.aborted {
                     return 0;
@@ -1121,22 +1180,81 @@ mod tests {
     /// whose first entry is that position.
     fn repetition_value(fen: &str, checks: [Check; 3]) -> Option<i32> {
         let pos = Position::from_fen(fen).unwrap();
+        // Only keys and checks matter here (the moves are for the chase rule, off).
+        let next = Move::new(jieqi_core::Square::E0, jieqi_core::Square::E0);
         let history = [
-            Past::of(&pos),
+            Past::of(&pos, next),
             Past {
                 key: 1,
                 check: checks[0],
+                next,
             },
             Past {
                 key: 2,
                 check: checks[1],
+                next,
             },
             Past {
                 key: 3,
                 check: checks[2],
+                next,
             },
         ];
         with_searcher(&pos, &history, None, |s| s.repetition())
+    }
+
+    /// The value of repeating `fen` by playing `cycle` (which must lead back to it),
+    /// with the chase rule on and off.
+    fn chase_value(fen: &str, cycle: &[&str]) -> (Option<i32>, Option<i32>) {
+        let start = Position::from_fen(fen).unwrap();
+        let mut pos = start.clone();
+        let mut history = Vec::new();
+        for text in cycle {
+            let sq = |t: &str| jieqi_core::Square::parse(t).unwrap();
+            let m = Move::new(sq(&text[0..2]), sq(&text[2..4]));
+            history.push(Past::of(&pos, m));
+            pos.play(m, Reveals::NONE).unwrap();
+        }
+        assert_eq!(pos.hash(), start.hash(), "the cycle returns to its start");
+        let value = |rule: bool| {
+            with_searcher(&pos, &history, None, |s| {
+                s.chase_rule = rule;
+                s.repetition()
+            })
+        };
+        (value(true), value(false))
+    }
+
+    #[test]
+    fn perpetual_chases_lose_only_under_the_chase_rule() {
+        // Red's rook attacks the lone black cannon after each of its moves, and the
+        // cannon flees between a7 and b7: a perpetual chase of one piece, which Red,
+        // to move again, loses by under the rule; a draw without it.
+        let fen = "4k4/9/c8/9/9/9/9/1R7/9/3K5 w - - 10 20";
+        assert_eq!(
+            chase_value(fen, &["b2a2", "a7b7", "a2b2", "b7a7"]),
+            (Some(-DECISIVE), Some(0))
+        );
+        // Seen from the cycle's other phase: Black, to move, wins.
+        let fen = "4k4/9/c8/9/9/9/9/R8/9/3K5 b - - 10 20";
+        assert_eq!(
+            chase_value(fen, &["a7b7", "a2b2", "b7a7", "b2a2"]),
+            (Some(DECISIVE), Some(0))
+        );
+        // The rook attacks one cannon, then the other: no one piece was chased after
+        // every move, so the repetition is a draw.
+        let fen = "4k4/9/cc7/9/9/9/9/1R7/9/3K5 w - - 10 20";
+        assert_eq!(
+            chase_value(fen, &["b2a2", "e9e8", "a2b2", "e8e9"]),
+            (Some(0), Some(0))
+        );
+        // A protected piece is not chased: the horse on c8 guards a7, so the attack from
+        // a2 is no chase.
+        let fen = "4k4/2n6/c8/9/9/9/9/1R7/9/3K5 w - - 10 20";
+        assert_eq!(
+            chase_value(fen, &["b2a2", "a7b7", "a2b2", "b7a7"]),
+            (Some(0), Some(0))
+        );
     }
 
     #[test]

@@ -184,6 +184,7 @@ impl State {
             "option name UCI_LimitStrength type check default false",
             "option name UCI_Elo type spin default 2800 min 800 max 2800",
             "option name UCI_ShowWDL type check default false",
+            "option name Chase Rule type check default false",
             "option name Ponder type check default false",
             "option name Clear Hash type button",
             "option name EvalFile type string default <builtin>",
@@ -228,6 +229,7 @@ impl State {
             "uci_limitstrength" => check().map(|v| o.limit_strength = v),
             "uci_elo" => spin(800, 2800).map(|v| o.elo = v as u32),
             "uci_showwdl" => check().map(|v| self.show_wdl = v),
+            "chase rule" => check().map(|v| o.chase_rule = v),
             "ponder" => check().map(|_| ()),
             "clear hash" => {
                 self.engine().new_game();
@@ -422,7 +424,7 @@ pub fn parse_position(args: &[&str]) -> Result<(Position, Vec<Past>), String> {
         let (m, rv) = um
             .resolve(&pos)
             .map_err(|e| format!("move {text:?} does not fit the position {}: {e}", pos.fen()))?;
-        history.push(Past::of(&pos));
+        history.push(Past::of(&pos, m));
         pos.play(m, rv)
             .map_err(|e| format!("move {text:?} cannot be played: {e}"))?;
     }

@@ -651,3 +651,38 @@ fn the_strength_limiter_plays_legal_moves_at_every_level() {
     assert!(!s.lines().iter().any(|l| l.contains("error")));
     s.quit();
 }
+
+#[test]
+fn the_chase_rule_option_makes_a_repeated_chase_a_loss() {
+    // Red, a rook down, has chased the lone black cannon between a7 and b7: b2a2
+    // repeats the chase, a draw under the standard rules, a loss with the chase rule.
+    let fen = "3aka3/4r4/c8/9/9/9/9/1R7/9/3K5 w - - 10 20";
+    let s = Session::start();
+    let search = |skip: usize| {
+        s.send("ucinewgame");
+        s.send(&format!("position fen {fen} moves b2a2 a7b7 a2b2 b7a7"));
+        s.send("go depth 4");
+        let best = s.wait_for("bestmove ", skip);
+        let lines = s.lines();
+        let last = lines.iter().rfind(|l| l.starts_with("info depth")).unwrap();
+        (best, last.clone())
+    };
+    let (best, info) = search(0);
+    assert_eq!(best, "bestmove b2a2", "{info}");
+    assert!(info.contains(" score cp 0 "), "{info}");
+    let skip = s.lines().len();
+    s.send("setoption name Chase Rule value true");
+    let (best, info) = search(skip);
+    assert_ne!(best, "bestmove b2a2", "{info}");
+    assert!(!info.contains(" score cp 0 "), "{info}");
+    s.send("setoption name Chase Rule value maybe");
+    s.sync();
+    assert!(
+        s.lines()
+            .iter()
+            .any(|l| l.starts_with("info string error") && l.contains("Chase Rule")),
+        "{:?}",
+        s.lines()
+    );
+    s.quit();
+}

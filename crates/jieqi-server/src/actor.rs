@@ -881,11 +881,14 @@ impl Actor {
             }
             budget = budget.min(Duration::from_millis(left));
         }
+        let chase_rule = self.game.rules().chase_rule;
         let engines = self.shared.engines.clone();
         let id = self.id.clone();
         tokio::spawn(async move {
             let asked = Instant::now();
-            let mv = engines.choose(pos, level, budget, history).await;
+            let mv = engines
+                .choose(pos, level, budget, history, chase_rule)
+                .await;
             tracing::debug!(
                 game = %id,
                 ply = plies + 1,

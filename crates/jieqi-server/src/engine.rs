@@ -28,9 +28,16 @@ pub trait Engine: Send + Sync + 'static {
     fn name(&self) -> &str;
     /// The move to play at `level` (1 = weakest) within about `budget`; `None` only
     /// when there is no legal move. `history` holds the earlier positions of the
-    /// game as this side knew them, oldest first (for repetitions and perpetual check).
-    fn choose(&self, pos: &Position, level: u8, budget: Duration, history: &[Past])
-    -> Option<Move>;
+    /// game as this side knew them, oldest first (for repetitions and perpetual check);
+    /// `chase_rule` says whether perpetual chase loses in this game.
+    fn choose(
+        &self,
+        pos: &Position,
+        level: u8,
+        budget: Duration,
+        history: &[Past],
+        chase_rule: bool,
+    ) -> Option<Move>;
     /// Evaluates the position for the side to move.
     fn evaluate(&self, pos: &Position, budget: Duration) -> Evaluation;
 }
@@ -142,6 +149,7 @@ impl Engine for GreedyEngine {
         level: u8,
         _budget: Duration,
         _history: &[Past],
+        _chase_rule: bool,
     ) -> Option<Move> {
         let moves = pos.legal_moves();
         if moves.is_empty() {
@@ -187,7 +195,12 @@ impl SearchEngine {
         }
     }
 
-    fn with_engine<T>(&self, skill: u8, f: impl FnOnce(&mut jieqi_engine::Engine) -> T) -> T {
+    fn with_engine<T>(
+        &self,
+        skill: u8,
+        chase_rule: bool,
+        f: impl FnOnce(&mut jieqi_engine::Engine) -> T,
+    ) -> T {
         let taken = self.idle.lock().ok().and_then(|mut v| v.pop());
         let mut e = taken.unwrap_or_else(|| {
             jieqi_engine::Engine::new(jieqi_engine::Options {
@@ -198,6 +211,7 @@ impl SearchEngine {
         let mut opts = e.options().clone();
         opts.skill_level = skill;
         opts.threads = 1;
+        opts.chase_rule = chase_rule;
         e.set_options(opts);
         e.new_game();
         e.clear_stop();
@@ -229,16 +243,17 @@ impl Engine for SearchEngine {
         level: u8,
         budget: Duration,
         history: &[Past],
+        chase_rule: bool,
     ) -> Option<Move> {
         let limits = jieqi_engine::Limits::movetime(budget.max(Duration::from_millis(20)));
-        self.with_engine(skill_of(level), |e| {
+        self.with_engine(skill_of(level), chase_rule, |e| {
             e.search(pos, &limits, history).map(|r| r.best)
         })
     }
 
     fn evaluate(&self, pos: &Position, budget: Duration) -> Evaluation {
         let limits = jieqi_engine::Limits::movetime(budget);
-        self.with_engine(20, |e| match e.search(pos, &limits, &[]) {
+        self.with_engine(20, false, |e| match e.search(pos, &limits, &[]) {
             None => Evaluation {
                 score_cp: None,
                 best: None,
@@ -290,12 +305,13 @@ impl EnginePool {
         level: u8,
         budget: Duration,
         history: Vec<Past>,
+        chase_rule: bool,
     ) -> Option<Move> {
         let permit = Arc::clone(&self.permits).acquire_owned().await.ok()?;
         let engine = Arc::clone(&self.engine);
         tokio::task::spawn_blocking(move || {
             let _permit = permit;
-            engine.choose(&pos, level, budget, &history)
+            engine.choose(&pos, level, budget, &history, chase_rule)
         })
         .await
         .ok()
@@ -327,7 +343,7 @@ mod tests {
         let start = Position::start();
         for level in [1, 4, 8] {
             let m = e
-                .choose(&start, level, Duration::from_millis(30), &[])
+                .choose(&start, level, Duration::from_millis(30), &[], false)
                 .unwrap();
             assert!(start.is_legal(m));
         }
@@ -344,13 +360,13 @@ mod tests {
         let pos = Position::from_fen("3k5/9/r8/9/9/R8/9/9/9/4K4 w - - 0 1").unwrap();
         let e = GreedyEngine;
         assert_eq!(
-            e.choose(&pos, 5, Duration::ZERO, &[])
+            e.choose(&pos, 5, Duration::ZERO, &[], false)
                 .map(|m| m.to_string()),
             Some("a4a7".to_string())
         );
         let start = Position::start();
         for level in 1..=3 {
-            let m = e.choose(&start, level, Duration::ZERO, &[]).unwrap();
+            let m = e.choose(&start, level, Duration::ZERO, &[], false).unwrap();
             assert!(start.is_legal(m));
         }
         let ev = e.evaluate(&pos, Duration::ZERO);

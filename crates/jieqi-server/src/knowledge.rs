@@ -355,7 +355,9 @@ impl ViewerPositions {
             VIEWERS.map(|v| game.view(v).position()),
             VIEWERS.map(|v| {
                 let view = game.view(v);
-                (0..n).map(|i| Past::of(&view.position_after(i))).collect()
+                (0..n)
+                    .map(|i| Past::of(&view.position_after(i), game.plies()[i].mv))
+                    .collect()
             }),
         )
     }
@@ -391,7 +393,7 @@ impl ViewerPositions {
             };
             outs.push(out);
             seen.push((rv, i));
-            self.1[i].push(Past::of(&self.0[i]));
+            self.1[i].push(Past::of(&self.0[i], ply.mv));
             self.0[i].play_unchecked(ply.mv, rv);
         }
         let [a, b, c]: [PlyOut; 3] = outs.try_into().expect("three viewers");

@@ -3,10 +3,18 @@
 use crate::board::Board;
 use crate::{Color, Piece, Role, Square};
 
-/// Enemy pieces (not the king) that `by` chases on `board`: attacked by a rook, horse
-/// or cannon of `by` with a legal capture, and either unprotected (no legal recapture
-/// after the capture) or a rook attacked by a horse or cannon.
-pub(crate) fn chased(board: &Board, by: Color) -> Vec<Square> {
+impl Board {
+    /// Enemy pieces (not the king) that `by` chases (捉) here, for the perpetual chase
+    /// rule (RULES.md §5): attacked by a rook, horse or cannon of `by` with a legal
+    /// capture, and either unprotected (no legal recapture after the capture) or a rook
+    /// attacked by a horse or cannon. A face-down attacker moves as the piece of its
+    /// square.
+    pub fn chased(&self, by: Color) -> Vec<Square> {
+        chased(self, by)
+    }
+}
+
+fn chased(board: &Board, by: Color) -> Vec<Square> {
     let mut out = Vec::new();
     let attackers: Vec<Square> = board
         .pieces()

@@ -233,7 +233,9 @@ impl Game {
     }
 
     fn chased_ids(&self, by: Color) -> Vec<u8> {
-        chase::chased(self.position.board(), by)
+        self.position
+            .board()
+            .chased(by)
             .into_iter()
             .map(|sq| self.ids[sq.index()])
             .collect()

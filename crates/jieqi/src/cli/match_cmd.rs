@@ -106,6 +106,7 @@ pub fn run(args: MatchArgs) -> anyhow::Result<()> {
     };
     let rules = RuleSet::by_name(&args.rules)
         .with_context(|| format!("unknown --rules {:?} (standard, tournament)", args.rules))?;
+    let specs: Vec<EngineSpec> = specs.into_iter().map(|s| s.for_rules(&rules)).collect();
     let captured_identity = match args.captured_identity {
         CapturedArg::Capturer => CapturedIdentity::Capturer,
         CapturedArg::Nobody => CapturedIdentity::Nobody,

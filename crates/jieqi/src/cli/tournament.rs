@@ -648,7 +648,7 @@ fn run_engines(a: RunArgs) -> anyhow::Result<()> {
                 let mut spec = EngineSpec::parse(cmd)
                     .with_context(|| format!("player {}: bad engine {cmd:?}", p.name))?;
                 spec.name = p.name.clone();
-                specs.insert(i as PlayerId, spec);
+                specs.insert(i as PlayerId, spec.for_rules(&rules));
             }
             None if !p.withdrawn => missing.push(p.name.clone()),
             None => {}

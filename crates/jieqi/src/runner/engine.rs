@@ -17,6 +17,9 @@ pub struct EngineSpec {
     pub argv: Vec<String>,
     /// `setoption name N value V` pairs sent after `uciok`.
     pub options: Vec<(String, String)>,
+    /// Options that tell the engine the rules of the game ([`EngineSpec::for_rules`]),
+    /// sent before `options` and only when the engine declares them.
+    pub rule_options: Vec<(String, String)>,
 }
 
 /// Why an engine could not be talked to.
@@ -75,6 +78,7 @@ impl EngineSpec {
                 name: cmd.to_string(),
                 argv,
                 options: Vec::new(),
+                rule_options: Vec::new(),
             });
         }
         let argv = split_command(cmd)?;
@@ -88,12 +92,21 @@ impl EngineSpec {
             name,
             argv,
             options: Vec::new(),
+            rule_options: Vec::new(),
         })
     }
 
     /// This spec with one more UCI option.
     pub fn with_option(mut self, name: &str, value: &str) -> EngineSpec {
         self.options.push((name.to_string(), value.to_string()));
+        self
+    }
+
+    /// This spec telling an engine that declares the option `Chase Rule` whether
+    /// perpetual chase loses under `rules` (docs/uci.md). An engine without the option
+    /// is told nothing; an `--option` of the same name still wins.
+    pub fn for_rules(mut self, rules: &jieqi_core::game::RuleSet) -> EngineSpec {
+        self.rule_options = vec![("Chase Rule".to_string(), rules.chase_rule.to_string())];
         self
     }
 }
@@ -235,6 +248,7 @@ impl Engine {
         };
         engine.send("uci")?;
         let deadline = Instant::now() + HANDSHAKE_TIMEOUT;
+        let mut declared: Vec<String> = Vec::new();
         loop {
             let line = engine.recv_until(deadline, "uciok")?;
             if line.trim() == "uciok" {
@@ -242,6 +256,20 @@ impl Engine {
             }
             if let Some(name) = line.trim().strip_prefix("id name ") {
                 engine.name = name.trim().to_string();
+            }
+            if let Some(rest) = line.trim().strip_prefix("option name ") {
+                let name = rest.split(" type ").next().unwrap_or(rest).trim();
+                declared.push(name.to_ascii_lowercase());
+            }
+        }
+        let chosen = |name: &str| {
+            spec.options
+                .iter()
+                .any(|(n, _)| n.eq_ignore_ascii_case(name))
+        };
+        for (name, value) in &spec.rule_options {
+            if declared.contains(&name.to_ascii_lowercase()) && !chosen(name) {
+                engine.send(&format!("setoption name {name} value {value}"))?;
             }
         }
         for (name, value) in spec.options.clone() {
@@ -399,6 +427,35 @@ mod tests {
         );
         assert_eq!(lines[4], "bestmove h2e2");
         assert_eq!(lines[5], "\u{fffd}");
+    }
+
+    #[test]
+    fn the_chase_rule_is_told_only_to_engines_that_declare_it() {
+        let tournament = jieqi_core::game::RuleSet::by_name("tournament").unwrap();
+        let engine = |options: &str| {
+            format!(
+                "sh -c 'read x; echo \"id name t\"; {options} echo uciok; \
+                 while read y; do [ \"$y\" = isready ] && echo readyok; done'"
+            )
+        };
+        let declares = engine("echo \"option name Chase Rule type check default false\";");
+        let spec = EngineSpec::parse(&declares).unwrap().for_rules(&tournament);
+        let e = Engine::start(&spec).unwrap();
+        assert_eq!(
+            e.transcript(),
+            ["uci", "setoption name Chase Rule value true", "isready"]
+        );
+        // The user's own setting wins over the rules.
+        let spec = spec.with_option("Chase Rule", "false");
+        let e = Engine::start(&spec).unwrap();
+        assert_eq!(
+            e.transcript(),
+            ["uci", "setoption name Chase Rule value false", "isready"]
+        );
+        let silent = engine("echo \"option name Hash type spin default 1 min 1 max 2\";");
+        let spec = EngineSpec::parse(&silent).unwrap().for_rules(&tournament);
+        let e = Engine::start(&spec).unwrap();
+        assert_eq!(e.transcript(), ["uci", "isready"]);
     }
 
     #[test]

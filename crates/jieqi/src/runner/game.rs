@@ -310,6 +310,7 @@ mod tests {
             name: "scripted".into(),
             argv: vec!["sh".into(), "-c".into(), script],
             options: vec![],
+            rule_options: vec![],
         }
     }
 
