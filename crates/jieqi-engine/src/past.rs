@@ -1,9 +1,49 @@
-//! What the search needs to know of a game's earlier positions: their keys for
-//! repetitions, how the side to move stood in check for the perpetual-check rule, and
-//! the move played on, to follow chased pieces for the perpetual-chase rule (RULES.md
-//! §5).
+//! What the search needs to know of a game's earlier positions for repetitions and the
+//! perpetual rules of RULES.md §5: their keys, how the side to move stood in check and
+//! by which pieces, which pieces the side that had just moved chased, and the move
+//! played on, to follow pieces from one move to the next ([`Streaks`]).
 
 use jieqi_core::{Move, Position, Role, Square};
+
+/// A side loses when one same piece of it checked, or one same enemy piece was chased,
+/// after each of its last this many moves (RULES.md §5: more than 8 rounds).
+pub const PERPETUAL_MOVES: u8 = 9;
+
+/// Squares as bits (`1 << index`).
+pub type Squares = u128;
+
+/// The squares of the pieces checking `pos`'s side to move with checks that count
+/// towards perpetual check (rooks, horses, cannons; a face-down checker as the piece
+/// of its start square, as it moves).
+pub fn counting_checkers(pos: &Position) -> Squares {
+    let b = pos.board();
+    let Some(king) = b.king(pos.turn()) else {
+        return 0;
+    };
+    let mut out = 0;
+    let mut occ = b.occupancy(!pos.turn());
+    while occ != 0 {
+        let sq = Square::new(occ.trailing_zeros() as u8).expect("a square of the board");
+        occ &= occ - 1;
+        let exempt = matches!(
+            b.movement_role(sq),
+            Some(Role::Pawn | Role::Elephant | Role::Advisor)
+        );
+        if !exempt && b.piece_attacks(sq, king) {
+            out |= 1 << sq.index();
+        }
+    }
+    out
+}
+
+/// The pieces of `pos`'s side to move that the other side, which has just moved,
+/// chases (RULES.md §5, `jieqi_core::Board::chased`).
+pub fn chased(pos: &Position) -> Squares {
+    pos.board()
+        .chased(!pos.turn())
+        .into_iter()
+        .fold(0, |acc, sq| acc | 1 << sq.index())
+}
 
 /// How the side to move of a position stands in check.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -21,26 +61,18 @@ impl Check {
     /// How `pos`'s side to move stands in check. A face-down checker counts as the piece
     /// of its start square, as it moves.
     pub fn of(pos: &Position) -> Check {
+        Check::with_checkers(pos).0
+    }
+
+    /// [`Check::of`] `pos`, with the [`counting_checkers`].
+    pub fn with_checkers(pos: &Position) -> (Check, Squares) {
         if !pos.is_check() {
-            return Check::None;
+            return (Check::None, 0);
         }
-        let b = pos.board();
-        let Some(king) = b.king(pos.turn()) else {
-            return Check::None;
-        };
-        let mut occ = b.occupancy(!pos.turn());
-        while occ != 0 {
-            let sq = Square::new(occ.trailing_zeros() as u8).expect("a square of the board");
-            occ &= occ - 1;
-            let exempt = matches!(
-                b.movement_role(sq),
-                Some(Role::Pawn | Role::Elephant | Role::Advisor)
-            );
-            if !exempt && b.piece_attacks(sq, king) {
-                return Check::Counts;
-            }
+        match counting_checkers(pos) {
+            0 => (Check::Exempt, 0),
+            c => (Check::Counts, c),
         }
-        Check::Exempt
     }
 
     /// Whether the side to move is in check at all.
@@ -57,6 +89,11 @@ pub struct Past {
     pub key: u64,
     /// How its side to move stood in check.
     pub check: Check,
+    /// The [`counting_checkers`] of the side that had just moved.
+    pub checkers: Squares,
+    /// The pieces of the side to move chased by the side that had just moved
+    /// ([`chased`]; it matters only under the perpetual-chase option).
+    pub chased: Squares,
     /// The move that was played in it.
     pub next: Move,
 }
@@ -64,11 +101,63 @@ pub struct Past {
 impl Past {
     /// The record of `pos`, in which `next` was played.
     pub fn of(pos: &Position, next: Move) -> Past {
+        let (check, checkers) = Check::with_checkers(pos);
         Past {
             key: pos.hash(),
-            check: Check::of(pos),
+            check,
+            checkers,
+            chased: chased(pos),
             next,
         }
+    }
+}
+
+/// Pieces followed from one move of a side to its next, each with the number of that
+/// side's consecutive moves after which it was checking (its own pieces) or chased (the
+/// enemy's), the current move included. At most four are followed.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Streaks {
+    len: u8,
+    squares: [u8; 4],
+    runs: [u8; 4],
+}
+
+impl Streaks {
+    /// The streaks after one more move of the side: `now` holds the pieces checking or
+    /// chased after it, and `before` gives the square a piece now on a square stood on
+    /// at the side's previous move (it may have moved since).
+    pub fn extend(&self, now: Squares, before: impl Fn(u8) -> u8) -> Streaks {
+        let mut out = Streaks::default();
+        let mut rest = now;
+        while rest != 0 && (out.len as usize) < out.squares.len() {
+            let sq = rest.trailing_zeros() as u8;
+            rest &= rest - 1;
+            let was = before(sq);
+            let run = (0..self.len as usize)
+                .find(|&i| self.squares[i] == was)
+                .map_or(0, |i| self.runs[i]);
+            out.squares[out.len as usize] = sq;
+            out.runs[out.len as usize] = run.saturating_add(1);
+            out.len += 1;
+        }
+        out
+    }
+
+    /// The longest streak (0 when none).
+    pub fn longest(&self) -> u8 {
+        self.runs[..self.len as usize]
+            .iter()
+            .copied()
+            .max()
+            .unwrap_or(0)
+    }
+}
+
+/// Where the piece now on `sq` stood before `m` (if `m` was played).
+pub fn before(m: Option<Move>, sq: u8) -> u8 {
+    match m {
+        Some(m) if m.to.index() as u8 == sq => m.from.index() as u8,
+        _ => sq,
     }
 }
 

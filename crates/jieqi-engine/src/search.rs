@@ -27,8 +27,10 @@
 //! (RULES.md §5, perpetual check; checks by pawns, elephants and advisors are allowed).
 //! The cycle may begin in the game's history ([`Past`]), so the engine neither keeps
 //! up a perpetual check that the referee will punish nor escapes one it is winning
-//! against. With the perpetual-chase option ([`Searcher::chase_rule`]), a side that
-//! chased one and the same piece after every move of the cycle loses in the same way.
+//! against. Without a repetition, a side that checked with one same piece after each
+//! of its last [`PERPETUAL_MOVES`] moves loses as well (pieces are followed from move to
+//! move, [`Streaks`]). With the perpetual-chase option ([`Searcher::chase_rule`]),
+//! chases of one same enemy piece count in the same two ways.
 //! Each pruning, reduction, extension and ordering feature can be switched off for
 //! testing ([`crate::features`]).
 //!
@@ -45,7 +47,7 @@ use jieqi_core::{Color, Move, Piece, Position, Reveals, Role};
 use crate::busy::Busy;
 use crate::eval::{Acc, Evaluator, Params};
 use crate::features::Features;
-use crate::past::{Check, Past};
+use crate::past::{self, Check, PERPETUAL_MOVES, Past, Squares, Streaks};
 use crate::time::Budget;
 use crate::tt::{Bound, Entry, Tt};
 
@@ -93,6 +95,41 @@ pub struct Shared<'a> {
     pub busy: Option<&'a Busy>,
 }
 
+/// The perpetual-rule streaks of the side that has just moved (RULES.md §5).
+#[derive(Clone, Copy, Debug, Default)]
+struct Runs {
+    /// Its pieces that gave a check that counts after each of its last moves.
+    check: Streaks,
+    /// The enemy pieces it chased after each of its last moves, once worked out: only
+    /// under the chase rule, and only where a streak could reach
+    /// [`PERPETUAL_MOVES`] within the search.
+    chase: Option<Streaks>,
+}
+
+/// The [`Runs`] of position `k` of a line, from the move that led to it (`moves[k]`),
+/// the one before (`moves[k - 1]`), the same side's runs at its previous move (`runs[k
+/// - 2]`), the pieces checking in it and, when known, those chased in it.
+fn runs_at(
+    runs: &[Runs],
+    moves: &[Option<Move>],
+    k: usize,
+    checkers: Squares,
+    chased: Option<Squares>,
+) -> Runs {
+    let prev = if k >= 2 { runs[k - 2] } else { Runs::default() };
+    let check = match moves[k] {
+        Some(m) => prev.check.extend(checkers, |sq| past::before(Some(m), sq)),
+        None => Streaks::default().extend(checkers, |sq| sq),
+    };
+    let theirs = if k >= 1 { moves[k - 1] } else { None };
+    let chase = chased.map(|c| {
+        prev.chase
+            .unwrap_or_default()
+            .extend(c, |sq| past::before(theirs, sq))
+    });
+    Runs { check, chase }
+}
+
 /// The history of moves' success, per colour and (from, to).
 type History = [[i32; 8100]; 2];
 
@@ -118,6 +155,9 @@ pub struct Searcher<'a> {
     /// The move that led to each position, parallel to `keys` (`None` for the first
     /// position and after a null move).
     moves: Vec<Option<Move>>,
+    /// The perpetual-rule streaks of the side that moved into each position, parallel
+    /// to `keys`.
+    runs: Vec<Runs>,
     killers: [[Option<Move>; 2]; MAX_PLY + 2],
     history: Box<History>,
     pv: Vec<[Move; MAX_PLY + 1]>,
@@ -220,7 +260,17 @@ impl<'a> Searcher<'a> {
         moves.push(None);
         moves.extend(history.iter().map(|p| Some(p.next)));
         keys.push(pos.hash());
-        checks.push(Check::of(&pos));
+        let (check, root_checkers) = Check::with_checkers(&pos);
+        checks.push(check);
+        let mut runs = Vec::with_capacity(keys.capacity());
+        for k in 0..=history.len() {
+            let (checkers, chased) = match history.get(k) {
+                Some(p) => (p.checkers, p.chased),
+                None => (root_checkers, past::chased(&pos)),
+            };
+            let r = runs_at(&runs, &moves, k, checkers, Some(chased));
+            runs.push(r);
+        }
         let ev = Evaluator::new(params);
         let mut accs = Vec::with_capacity(MAX_PLY + 8);
         accs.push(ev.acc(&pos));
@@ -244,6 +294,7 @@ impl<'a> Searcher<'a> {
             keys,
             checks,
             moves,
+            runs,
             killers: [[None; 2]; MAX_PLY + 2],
             history: vec![[0i32; 8100]; 2]
                 .into_boxed_slice()
@@ -366,8 +417,11 @@ impl<'a> Searcher<'a> {
             self.accs.push(self.ev.acc(&self.pos));
         }
         self.keys.push(self.pos.hash());
-        self.checks.push(Check::of(&self.pos));
+        let (check, checkers) = Check::with_checkers(&self.pos);
+        self.checks.push(check);
         self.moves.push(Some(m));
+        let r = runs_at(&self.runs, &self.moves, self.keys.len() - 1, checkers, None);
+        self.runs.push(r);
         u
     }
 
@@ -377,6 +431,7 @@ impl<'a> Searcher<'a> {
         self.keys.pop();
         self.checks.pop();
         self.moves.pop();
+        self.runs.pop();
         self.pos.unplay(u);
     }
 
@@ -448,6 +503,30 @@ impl<'a> Searcher<'a> {
         }
         let chasing = |c: Color| tracked[c.index()].is_some_and(|set| set != 0);
         (chasing(self.pos.turn()), chasing(!self.pos.turn()))
+    }
+
+    /// Whether the side that has just moved has now checked with one same piece, or
+    /// (under the chase rule) chased one same piece, after each of its last
+    /// [`PERPETUAL_MOVES`] moves, so that it loses (RULES.md §5) — unless that move
+    /// left the side to move without a legal move, which ends the game first. Chases
+    /// are worked out only where a streak could still reach the limit within `depth`.
+    fn perpetual_violated(&mut self, depth: i32) -> bool {
+        let n = self.keys.len() - 1;
+        let mut lost = self.runs[n].check.longest() >= PERPETUAL_MOVES;
+        if self.chase_rule && !lost {
+            if self.runs[n].chase.is_none() && n >= 2 {
+                let prev = self.runs[n - 2].chase;
+                let reach = i32::from(prev.map_or(0, |p| p.longest())) + 1 + (depth + 1) / 2;
+                if reach >= i32::from(PERPETUAL_MOVES) {
+                    let c = past::chased(&self.pos);
+                    self.runs[n].chase = runs_at(&self.runs, &self.moves, n, 0, Some(c)).chase;
+                }
+            }
+            lost = self.runs[n]
+                .chase
+                .is_some_and(|c| c.longest() >= PERPETUAL_MOVES);
+        }
+        lost && self.pos.count_legal() > 0
     }
 
     fn has_non_pawn_material(&self) -> bool {
@@ -624,6 +703,9 @@ impl<'a> Searcher<'a> {
             if let Some(v) = self.repetition() {
                 return v;
             }
+            if self.perpetual_violated(depth) {
+                return DECISIVE;
+            }
             if self.pos.halfmove() >= 80 {
                 return 0;
             }
@@ -683,10 +765,12 @@ impl<'a> Searcher<'a> {
                 self.keys.push(self.pos.hash());
                 self.checks.push(Check::None);
                 self.moves.push(None);
+                self.runs.push(Runs::default());
                 let v = -self.search(depth - 1 - r, -beta, -beta + 1, ply + 1, false, false);
                 self.keys.pop();
                 self.checks.pop();
                 self.moves.pop();
+                self.runs.pop();
                 self.pos.unplay_null(nu);
                 if self.aborted {
                     return 0;
@@ -1187,16 +1271,22 @@ mod tests {
             Past {
                 key: 1,
                 check: checks[0],
+                checkers: 0,
+                chased: 0,
                 next,
             },
             Past {
                 key: 2,
                 check: checks[1],
+                checkers: 0,
+                chased: 0,
                 next,
             },
             Past {
                 key: 3,
                 check: checks[2],
+                checkers: 0,
+                chased: 0,
                 next,
             },
         ];
@@ -1223,6 +1313,122 @@ mod tests {
             })
         };
         (value(true), value(false))
+    }
+
+    fn sq(t: &str) -> jieqi_core::Square {
+        jieqi_core::Square::parse(t).unwrap()
+    }
+
+    fn mv(t: &str) -> Move {
+        Move::new(sq(&t[0..2]), sq(&t[2..4]))
+    }
+
+    fn bits(t: &str) -> Squares {
+        1 << sq(t).index()
+    }
+
+    /// A made-up history of `2 * red_moves` plies with distinct keys, Red to move at
+    /// its start and at its end: after each red move `red(i)` (the move, the pieces
+    /// checking, the pieces chased), then Black's move `black(i)`.
+    fn streak_history(
+        red_moves: usize,
+        red: impl Fn(usize) -> (&'static str, Squares, Squares),
+        black: impl Fn(usize) -> &'static str,
+    ) -> Vec<Past> {
+        let mut h = Vec::new();
+        for i in 0..red_moves {
+            let (m, checkers, chased) = red(i);
+            h.push(Past {
+                key: 1000 + 2 * i as u64,
+                check: Check::None,
+                checkers: 0,
+                chased: 0,
+                next: mv(m),
+            });
+            h.push(Past {
+                key: 1001 + 2 * i as u64,
+                check: if checkers != 0 {
+                    Check::Counts
+                } else {
+                    Check::None
+                },
+                checkers,
+                chased,
+                next: mv(black(i)),
+            });
+        }
+        h
+    }
+
+    #[test]
+    fn a_ninth_check_by_one_piece_loses_without_any_repetition() {
+        // Red's rook has checked after each of Red's last `n` moves, from a new square
+        // each time (a0 → a1 → … → a8); now a8a9 checks once more.
+        let pos = Position::from_fen("4k4/R8/9/9/9/9/9/9/9/3K5 w - - 0 40").unwrap();
+        let files = [
+            "a0a1", "a1a2", "a2a3", "a3a4", "a4a5", "a5a6", "a6a7", "a7a8",
+        ];
+        let red = |i: usize| (files[i], bits(&files[i][2..4]), 0);
+        let king = |i: usize| if i % 2 == 0 { "e9e8" } else { "e8e9" };
+        let violated = |history: &[Past], m: &str| {
+            with_searcher(&pos, history, None, |s| {
+                let u = s.make(mv(m), Reveals::NONE);
+                let v = s.perpetual_violated(1);
+                s.unmake(u);
+                v
+            })
+        };
+        let eight = streak_history(8, red, king);
+        assert!(violated(&eight, "a8a9"), "the ninth check loses");
+        assert!(!violated(&eight, "a8b8"), "a move that does not check");
+        // Seven earlier checks: the eighth is allowed.
+        assert!(!violated(&eight[2..], "a8a9"));
+        // One of the checks was by another piece: no one piece checked nine times.
+        let other = |i: usize| {
+            if i == 3 {
+                (files[i], bits("h7"), 0)
+            } else {
+                red(i)
+            }
+        };
+        assert!(!violated(&streak_history(8, other, king), "a8a9"));
+    }
+
+    #[test]
+    fn a_ninth_chase_of_one_fleeing_piece_loses_under_the_chase_rule() {
+        // The rook on b2 (a2 before) has chased the cannon after each of Red's last
+        // eight moves while it fled between a7 and b7; b2a2 chases it a ninth time.
+        let pos = Position::from_fen("4k4/9/c8/9/9/9/9/1R7/9/3K5 w - - 0 40").unwrap();
+        let red = |i: usize| {
+            if i % 2 == 0 {
+                ("b2a2", 0, bits("a7"))
+            } else {
+                ("a2b2", 0, bits("b7"))
+            }
+        };
+        let cannon = |i: usize| if i % 2 == 0 { "a7b7" } else { "b7a7" };
+        let history = streak_history(8, red, cannon);
+        let violated = |rule: bool, history: &[Past], m: &str, depth: i32| {
+            with_searcher(&pos, history, None, |s| {
+                s.chase_rule = rule;
+                let u = s.make(mv(m), Reveals::NONE);
+                let v = s.perpetual_violated(depth);
+                s.unmake(u);
+                v
+            })
+        };
+        assert!(violated(true, &history, "b2a2", 1));
+        assert!(!violated(false, &history, "b2a2", 1), "no chase rule");
+        assert!(!violated(true, &history, "b2c2", 1), "no chase");
+        assert!(!violated(true, &history[2..], "b2a2", 1), "the eighth");
+        // Had the cannon not been followed as it fled, b7 (where it was) and a7 (where
+        // it is) would be two pieces.
+        let still = streak_history(
+            8,
+            |i| ("b2a2", 0, bits(if i % 2 == 0 { "a7" } else { "b7" })),
+            |_| "e9e8",
+        );
+        assert!(!violated(true, &still, "b2a2", 1));
     }
 
     #[test]
