@@ -355,6 +355,27 @@ mod tests {
     }
 
     #[test]
+    fn search_engine_follows_the_games_chase_rule() {
+        // Red, far behind, has chased the black cannon between a7 and b7; b2a2 repeats
+        // the chase: the drawing move under the standard rules, a loss with the chase
+        // rule.
+        let mut pos = Position::from_fen("3aka1nn/9/c8/9/9/9/9/1R7/9/3K5 w - - 10 20").unwrap();
+        let mut history = Vec::new();
+        for text in ["b2a2", "a7b7", "a2b2", "b7a7"] {
+            let m = jieqi_core::UciMove::parse(text).unwrap().to_plain();
+            history.push(Past::of(&pos, m));
+            pos.play(m, jieqi_core::Reveals::NONE).unwrap();
+        }
+        let e = SearchEngine::new(1);
+        let choose = |chase_rule| {
+            e.choose(&pos, 8, Duration::from_millis(100), &history, chase_rule)
+                .map(|m| m.to_string())
+        };
+        assert_eq!(choose(false).as_deref(), Some("b2a2"));
+        assert_ne!(choose(true).as_deref(), Some("b2a2"));
+    }
+
+    #[test]
     fn greedy_takes_a_free_rook_and_plays_only_legal_moves() {
         // Red rook on a5 can take an undefended black rook on a8.
         let pos = Position::from_fen("3k5/9/r8/9/9/R8/9/9/9/4K4 w - - 0 1").unwrap();
