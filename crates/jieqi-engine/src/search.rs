@@ -704,7 +704,9 @@ impl<'a> Searcher<'a> {
                 return v;
             }
             if self.perpetual_violated(depth) {
-                return DECISIVE;
+                // The game ends here as by a mate, won by the side to move: a side
+                // about to lose either way prefers the later end.
+                return MATE - ply as i32;
             }
             if self.pos.halfmove() >= 80 {
                 return 0;
@@ -1380,6 +1382,11 @@ mod tests {
         };
         let eight = streak_history(8, red, king);
         assert!(violated(&eight, "a8a9"), "the ninth check loses");
+        // … as a mate would at that ply: a side lost either way plays for the later end.
+        let v = with_searcher(&pos, &eight, None, |s| {
+            s.child(mv("a8a9"), 3, -INF, INF, 0, 0)
+        });
+        assert_eq!(v, -(MATE - 1));
         assert!(!violated(&eight, "a8b8"), "a move that does not check");
         // Seven earlier checks: the eighth is allowed.
         assert!(!violated(&eight[2..], "a8a9"));
