@@ -106,9 +106,8 @@ struct Runs {
     chase: Option<Streaks>,
 }
 
-/// The [`Runs`] of position `k` of a line, from the move that led to it (`moves[k]`),
-/// the one before (`moves[k - 1]`), the same side's runs at its previous move (`runs[k
-/// - 2]`), the pieces checking in it and, when known, those chased in it.
+/// The [`Runs`] of position `k` of a line: its checks from the pieces checking in it,
+/// its chases from those chased in it when known ([`chase_at`]).
 fn runs_at(
     runs: &[Runs],
     moves: &[Option<Move>],
@@ -116,18 +115,27 @@ fn runs_at(
     checkers: Squares,
     chased: Option<Squares>,
 ) -> Runs {
-    let prev = if k >= 2 { runs[k - 2] } else { Runs::default() };
-    let check = match moves[k] {
-        Some(m) => prev.check.extend(checkers, |sq| past::before(Some(m), sq)),
-        None => Streaks::default().extend(checkers, |sq| sq),
+    // The checking pieces are the mover's own: they moved with `moves[k]`.
+    let check = match (moves[k], k >= 2) {
+        (Some(m), true) => runs[k - 2]
+            .check
+            .extend(checkers, |sq| past::before(Some(m), sq)),
+        _ => Streaks::default().extend(checkers, |sq| sq),
     };
+    Runs {
+        check,
+        chase: chased.map(|c| chase_at(runs, moves, k, c)),
+    }
+}
+
+/// The chase streaks of position `k` of a line, in which `chased` are chased: the
+/// chased pieces are the enemy's, which moved with `moves[k - 1]`, and the same side's
+/// streaks at its previous move are those of position `k - 2`, if worked out.
+fn chase_at(runs: &[Runs], moves: &[Option<Move>], k: usize, chased: Squares) -> Streaks {
+    let prev = if k >= 2 { runs[k - 2].chase } else { None };
     let theirs = if k >= 1 { moves[k - 1] } else { None };
-    let chase = chased.map(|c| {
-        prev.chase
-            .unwrap_or_default()
-            .extend(c, |sq| past::before(theirs, sq))
-    });
-    Runs { check, chase }
+    prev.unwrap_or_default()
+        .extend(chased, |sq| past::before(theirs, sq))
 }
 
 /// The history of moves' success, per colour and (from, to).
@@ -519,7 +527,7 @@ impl<'a> Searcher<'a> {
                 let reach = i32::from(prev.map_or(0, |p| p.longest())) + 1 + (depth + 1) / 2;
                 if reach >= i32::from(PERPETUAL_MOVES) {
                     let c = past::chased(&self.pos);
-                    self.runs[n].chase = runs_at(&self.runs, &self.moves, n, 0, Some(c)).chase;
+                    self.runs[n].chase = Some(chase_at(&self.runs, &self.moves, n, c));
                 }
             }
             lost = self.runs[n]
