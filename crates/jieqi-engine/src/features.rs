@@ -34,6 +34,11 @@ pub struct Features {
     pub qs_pruning: bool,
     /// Cut-offs on transposition-table scores (the table still orders moves).
     pub tt_cutoffs: bool,
+    /// The perpetual rules in the search (RULES.md §5): a side that checked (or, under
+    /// the chase rule, chased) with one piece after every move of a repetition cycle, or
+    /// after each of its last 9 moves, loses; off: every repetition is a draw and
+    /// streaks are ignored.
+    pub perpetual: bool,
     /// With more than one thread, work sharing: a thread defers a move another thread
     /// is searching right now ([`crate::busy`]); off: plain Lazy SMP.
     pub abdada: bool,
@@ -55,6 +60,7 @@ impl Default for Features {
             delta_pruning: true,
             qs_pruning: true,
             tt_cutoffs: true,
+            perpetual: true,
             abdada: true,
         }
     }
@@ -78,6 +84,7 @@ pub const OPTIONS: &[(&str, Flag)] = &[
     ("Use DeltaPruning", |f| &mut f.delta_pruning),
     ("Use QSPruning", |f| &mut f.qs_pruning),
     ("Use TTCutoffs", |f| &mut f.tt_cutoffs),
+    ("Use Perpetual", |f| &mut f.perpetual),
     ("Use ABDADA", |f| &mut f.abdada),
 ];
 

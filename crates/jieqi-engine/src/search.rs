@@ -447,11 +447,15 @@ impl<'a> Searcher<'a> {
     /// last capture.
     fn repetition(&self) -> Option<i32> {
         let n = self.keys.len() - 1;
+        let perpetual = self.features.perpetual;
         let key = self.keys[n];
         let limit = (self.pos.halfmove() as usize).min(n);
         let mut i = 4;
         while i <= limit {
             if self.keys[n - i] == key {
+                if !perpetual {
+                    return Some(0);
+                }
                 // Positions n, n-2, …, n-i+2 have the side to move S; if each was in a
                 // check that counts, the other side checked with every move of the
                 // cycle (the cycle may begin in the game's history).
@@ -519,6 +523,9 @@ impl<'a> Searcher<'a> {
     /// left the side to move without a legal move, which ends the game first. Chases
     /// are worked out only where a streak could still reach the limit within `depth`.
     fn perpetual_violated(&mut self, depth: i32) -> bool {
+        if !self.features.perpetual {
+            return false;
+        }
         let n = self.keys.len() - 1;
         let mut lost = self.runs[n].check.longest() >= PERPETUAL_MOVES;
         if self.chase_rule && !lost {
@@ -1396,6 +1403,14 @@ mod tests {
         });
         assert_eq!(v, -(MATE - 1));
         assert!(!violated(&eight, "a8b8"), "a move that does not check");
+        let off = with_searcher(&pos, &eight, None, |s| {
+            s.features.perpetual = false;
+            let u = s.make(mv("a8a9"), Reveals::NONE);
+            let v = s.perpetual_violated(1);
+            s.unmake(u);
+            v
+        });
+        assert!(!off, "the perpetual rules switched off");
         // Seven earlier checks: the eighth is allowed.
         assert!(!violated(&eight[2..], "a8a9"));
         // One of the checks was by another piece: no one piece checked nine times.
@@ -1500,6 +1515,23 @@ mod tests {
         // A pawn's checks are allowed however long they go on.
         let pawn = "4k4/4P4/9/9/9/9/9/9/9/3K5 b - - 4 20";
         assert_eq!(repetition_value(pawn, [No, Exempt, No]), Some(0));
+        // With the perpetual rules switched off every repetition is a draw.
+        let pos = Position::from_fen(rook).unwrap();
+        let next = Move::new(jieqi_core::Square::E0, jieqi_core::Square::E0);
+        let history: Vec<Past> = (0..4)
+            .map(|k| Past {
+                key: if k == 0 { pos.hash() } else { k },
+                check: if k == 2 { Counts } else { No },
+                checkers: 0,
+                chased: 0,
+                next,
+            })
+            .collect();
+        let off = with_searcher(&pos, &history, None, |s| {
+            s.features.perpetual = false;
+            s.repetition()
+        });
+        assert_eq!(off, Some(0));
         // A capture since (halfmove 2) ends the cycle: no repetition.
         let fresh = "4k4/9/9/9/9/9/9/4R4/9/3K5 b - - 2 20";
         assert_eq!(repetition_value(fresh, [No, Counts, No]), None);
