@@ -6,8 +6,9 @@
 use jieqi_core::{Move, Position, Role, Square};
 
 /// A side loses when one same piece of it checked, or one same enemy piece was chased,
-/// after each of its last this many moves (RULES.md §5: more than 8 rounds).
-pub const PERPETUAL_MOVES: u8 = 9;
+/// after each of its last this many moves (RULES.md §5: more than 8 rounds; the
+/// referee's [`jieqi_core::RuleSet::perpetual_moves`]).
+pub const PERPETUAL_MOVES: u8 = jieqi_core::RuleSet::STANDARD.perpetual_moves as u8;
 
 /// Squares as bits (`1 << index`).
 pub type Squares = u128;
@@ -108,6 +109,16 @@ impl Past {
             checkers,
             chased: chased(pos),
             next,
+        }
+    }
+
+    /// The record of `pos`, another viewer's position on the same board with the same
+    /// move played: only the key (which covers the viewer's pools) differs, so the
+    /// checks and chases are not worked out again.
+    pub fn on_same_board(self, pos: &Position) -> Past {
+        Past {
+            key: pos.hash(),
+            ..self
         }
     }
 }

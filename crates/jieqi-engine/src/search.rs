@@ -505,11 +505,7 @@ impl<'a> Searcher<'a> {
             }
             let own = &mut tracked[mover.index()];
             if *own != Some(0) {
-                let now = pos
-                    .board()
-                    .chased(mover)
-                    .into_iter()
-                    .fold(0u128, |acc, sq| acc | bit(sq));
+                let now = past::chased(&pos);
                 *own = Some(own.map_or(now, |set| set & now));
             }
         }
@@ -1317,8 +1313,7 @@ mod tests {
         let mut pos = start.clone();
         let mut history = Vec::new();
         for text in cycle {
-            let sq = |t: &str| jieqi_core::Square::parse(t).unwrap();
-            let m = Move::new(sq(&text[0..2]), sq(&text[2..4]));
+            let m = mv(text);
             history.push(Past::of(&pos, m));
             pos.play(m, Reveals::NONE).unwrap();
         }

@@ -263,9 +263,10 @@ pub fn selfplay(games: u32, nodes: u64, seed: u64, log: &mut dyn FnMut(&str)) ->
             if ply >= 8 && quiet {
                 fens.push(pos.fen());
             }
-            histories[turn.index()].push(Past::of(&pos, r.best));
+            let mine = Past::of(&pos, r.best);
+            histories[turn.index()].push(mine);
             let theirs = game.view(Viewer::Player(!turn)).position();
-            histories[(!turn).index()].push(Past::of(&theirs, r.best));
+            histories[(!turn).index()].push(mine.on_same_board(&theirs));
             if let Err(e) = game.play(r.best) {
                 log(&format!("game {g}: engine move {} rejected: {e}", r.best));
                 break (0.5, "illegal move".to_string());

@@ -378,6 +378,16 @@ impl ViewerPositions {
         let ply = game.plies().last().expect("a ply was just played");
         let mut outs: Vec<PlyOut> = Vec::with_capacity(3);
         let mut seen: Vec<(jieqi_core::Reveals, usize)> = Vec::with_capacity(3);
+        // The viewers' boards are the same: their records differ only in the key.
+        let first = Past::of(&self.0[0], ply.mv);
+        for i in 0..VIEWERS.len() {
+            let past = if self.0[i].board() == self.0[0].board() {
+                first.on_same_board(&self.0[i])
+            } else {
+                Past::of(&self.0[i], ply.mv)
+            };
+            self.1[i].push(past);
+        }
         for (i, v) in VIEWERS.iter().enumerate() {
             let rv = game.view(*v).reveals(ply);
             // The boards of all viewers are the same (only pools and captured
@@ -393,7 +403,6 @@ impl ViewerPositions {
             };
             outs.push(out);
             seen.push((rv, i));
-            self.1[i].push(Past::of(&self.0[i], ply.mv));
             self.0[i].play_unchecked(ply.mv, rv);
         }
         let [a, b, c]: [PlyOut; 3] = outs.try_into().expect("three viewers");
@@ -471,6 +480,20 @@ mod tests {
             assert_eq!(plies_for(&g, v, &[meta])[0].uci, vp_uci(v));
         }
         assert!(end_out(&g, "s", "c").is_none());
+        // The histories kept ply by ply are those built from the whole game, per viewer
+        // (their keys differ: Red knows the captured horse).
+        for uci in ["a6a5", "a3a4"] {
+            g.play_uci(uci).unwrap();
+            vp.advance(&g, meta);
+        }
+        let whole = ViewerPositions::of(&g);
+        for v in VIEWERS {
+            assert_eq!(vp.history(v), whole.history(v));
+        }
+        assert_ne!(
+            vp.history(Viewer::RED)[1].key,
+            vp.history(Viewer::Spectator)[1].key
+        );
         fn vp_uci(v: Viewer) -> &'static str {
             if v == Viewer::RED { "b2b9Cn" } else { "b2b9C" }
         }
