@@ -4,7 +4,8 @@
 
 use std::time::{Duration, Instant};
 
-use jieqi_core::Position;
+use jieqi_core::game::Judge;
+use jieqi_core::{Position, RuleSet};
 
 use crate::engine::{Engine, Limits, Options};
 use crate::features::Features;
@@ -151,7 +152,8 @@ pub fn run_positions_with(
         engine.new_game();
         let start = Instant::now();
         let cpu_start = thread_cpu_time();
-        let r = engine.search(&pos, &Limits::depth(depth), &[]);
+        let history = Judge::new(RuleSet::STANDARD, &pos);
+        let r = engine.search(&pos, &Limits::depth(depth), &history);
         time += start.elapsed();
         cpu = cpu
             .zip(cpu_start.zip(thread_cpu_time()))

@@ -5,12 +5,12 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use jieqi_core::{Move, Position};
+use jieqi_core::game::Judge;
+use jieqi_core::{Move, Position, RuleSet};
 
 use crate::busy::Busy;
 use crate::eval::Params;
 use crate::features::Features;
-use crate::past::Past;
 use crate::search::{INF, MATE, MATE_BOUND, MAX_PLY, RootMove, Searcher, Shared};
 use crate::time::budget;
 use crate::tt::Tt;
@@ -34,8 +34,9 @@ pub struct Options {
     pub elo: u32,
     /// Search features (all on by default; turned off only for testing).
     pub features: Features,
-    /// Whether perpetual chase loses (RULES.md §5; on in the `tournament` rule set).
-    pub chase_rule: bool,
+    /// The rules searched under (RULES.md §5: the chase rule, the capture-free count,
+    /// the perpetual limit); the game's history is judged by them too.
+    pub rules: RuleSet,
 }
 
 impl Default for Options {
@@ -49,7 +50,7 @@ impl Default for Options {
             limit_strength: false,
             elo: 2800,
             features: Features::default(),
-            chase_rule: false,
+            rules: RuleSet::STANDARD,
         }
     }
 }
@@ -272,14 +273,15 @@ impl Engine {
         self.tt.clear();
     }
 
-    /// Searches `pos` (the engine's own view: it never sees a deal). `history` holds
-    /// the game's earlier positions ([`Past::of`]), oldest first, for repetitions and
-    /// the perpetual-check rule. `None` when the side to move has no legal move.
+    /// Searches `pos` (the engine's own view: it never sees a deal). `history` is the
+    /// game so far as the engine saw it ([`Judge::push`] for each move, its latest
+    /// position `pos`), for repetitions and the perpetual rules, judged under
+    /// [`Options::rules`]. `None` when the side to move has no legal move.
     pub fn search(
         &mut self,
         pos: &Position,
         limits: &Limits,
-        history: &[Past],
+        history: &Judge,
     ) -> Option<SearchResult> {
         self.search_with_info(pos, limits, history, &mut |_| {})
     }
@@ -298,7 +300,7 @@ impl Engine {
         &mut self,
         pos: &Position,
         limits: &Limits,
-        history: &[Past],
+        history: &Judge,
         info: &mut dyn FnMut(&Info),
     ) -> Option<SearchResult> {
         if pos.legal_moves().is_empty() {
@@ -333,7 +335,9 @@ impl Engine {
         let infinite = limits.infinite;
         let only = &limits.searchmoves[..];
         let features = self.options.features;
-        let chase_rule = self.options.chase_rule;
+        let mut judge = history.clone();
+        judge.set_rules(self.options.rules);
+        let history = &judge;
         let (roots, depth) = std::thread::scope(|scope| {
             for _ in 1..threads {
                 let shared = &shared;
@@ -341,7 +345,6 @@ impl Engine {
                 scope.spawn(move || {
                     let mut s = Searcher::new(pos, history, shared, params, false, start, b, None);
                     s.features = features;
-                    s.chase_rule = chase_rule;
                     iterate(&mut s, MAX_PLY as u32 - 10, 1, None, infinite, only);
                     s.flush_nodes();
                 });
@@ -357,7 +360,6 @@ impl Engine {
                 limits.nodes,
             );
             s.features = features;
-            s.chase_rule = chase_rule;
             let out = iterate(&mut s, max_depth, multipv, Some(info), infinite, only);
             s.flush_nodes();
             // An infinite or ponder search reports only once told to stop.

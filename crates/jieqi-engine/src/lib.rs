@@ -10,11 +10,13 @@
 //! # Library use
 //! ```
 //! use jieqi_engine::{Engine, Limits, Options};
-//! use jieqi_core::Position;
+//! use jieqi_core::game::Judge;
+//! use jieqi_core::{Position, RuleSet};
 //!
 //! let mut engine = Engine::new(Options::default());
 //! let pos = Position::start();
-//! let result = engine.search(&pos, &Limits::depth(2), &[]).expect("the start has moves");
+//! let history = Judge::new(RuleSet::STANDARD, &pos);
+//! let result = engine.search(&pos, &Limits::depth(2), &history).expect("the start has moves");
 //! assert!(pos.is_legal(result.best));
 //! println!("bestmove {} score {}", result.best, result.score);
 //! ```
@@ -32,7 +34,6 @@ pub mod busy;
 pub mod engine;
 pub mod eval;
 pub mod features;
-pub mod past;
 pub mod search;
 pub mod time;
 pub mod tt;
@@ -42,4 +43,3 @@ pub mod uci;
 pub use engine::{Engine, Info, Limits, Options, Score, SearchResult};
 pub use eval::Params;
 pub use features::Features;
-pub use past::{Check, Past};

@@ -25,12 +25,13 @@
 //! awareness: a repeated position is a draw, except that a side that gave check with
 //! a rook, horse or cannon after every move of a repetition cycle is scored as losing
 //! (RULES.md §5, perpetual check; checks by pawns, elephants and advisors are allowed).
-//! The cycle may begin in the game's history ([`Past`]), so the engine neither keeps
-//! up a perpetual check that the referee will punish nor escapes one it is winning
-//! against. Without a repetition, a side that checked with one same piece after each
-//! of its last [`PERPETUAL_MOVES`] moves loses as well (pieces are followed from move to
-//! move, [`Streaks`]). With the perpetual-chase option ([`Searcher::chase_rule`]),
-//! chases of one same enemy piece count in the same two ways.
+//! The rules are judged by the referee's own [`Judge`], carried along the searched
+//! line: the cycle may begin in the game's history, so the engine neither keeps up a
+//! perpetual check that the referee will punish nor escapes one it is winning against.
+//! Without a repetition, a side that checked with one same piece after each of its
+//! last [`jieqi_core::RuleSet::perpetual_moves`] moves loses as well (pieces are
+//! followed from move to move). Under the chase rule of the judge's rule set, chases of
+//! one same enemy piece (made by moves, RULES.md §5) count in the same two ways.
 //! Each pruning, reduction, extension and ordering feature can be switched off for
 //! testing ([`crate::features`]).
 //!
@@ -42,12 +43,12 @@
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Instant;
 
+use jieqi_core::game::Judge;
 use jieqi_core::{Color, Move, Piece, Position, Reveals, Role};
 
 use crate::busy::Busy;
 use crate::eval::{Acc, Evaluator, Params};
 use crate::features::Features;
-use crate::past::{self, Check, PERPETUAL_MOVES, Past, Squares, Streaks};
 use crate::time::Budget;
 use crate::tt::{Bound, Entry, Tt};
 
@@ -95,49 +96,6 @@ pub struct Shared<'a> {
     pub busy: Option<&'a Busy>,
 }
 
-/// The perpetual-rule streaks of the side that has just moved (RULES.md §5).
-#[derive(Clone, Copy, Debug, Default)]
-struct Runs {
-    /// Its pieces that gave a check that counts after each of its last moves.
-    check: Streaks,
-    /// The enemy pieces it chased after each of its last moves, once worked out: only
-    /// under the chase rule, and only where a streak could reach
-    /// [`PERPETUAL_MOVES`] within the search.
-    chase: Option<Streaks>,
-}
-
-/// The [`Runs`] of position `k` of a line: its checks from the pieces checking in it,
-/// its chases from those chased in it when known ([`chase_at`]).
-fn runs_at(
-    runs: &[Runs],
-    moves: &[Option<Move>],
-    k: usize,
-    checkers: Squares,
-    chased: Option<Squares>,
-) -> Runs {
-    // The checking pieces are the mover's own: they moved with `moves[k]`.
-    let check = match (moves[k], k >= 2) {
-        (Some(m), true) => runs[k - 2]
-            .check
-            .extend(checkers, |sq| past::before(Some(m), sq)),
-        _ => Streaks::default().extend(checkers, |sq| sq),
-    };
-    Runs {
-        check,
-        chase: chased.map(|c| chase_at(runs, moves, k, c)),
-    }
-}
-
-/// The chase streaks of position `k` of a line, in which `chased` are chased: the
-/// chased pieces are the enemy's, which moved with `moves[k - 1]`, and the same side's
-/// streaks at its previous move are those of position `k - 2`, if worked out.
-fn chase_at(runs: &[Runs], moves: &[Option<Move>], k: usize, chased: Squares) -> Streaks {
-    let prev = if k >= 2 { runs[k - 2].chase } else { None };
-    let theirs = if k >= 1 { moves[k - 1] } else { None };
-    prev.unwrap_or_default()
-        .extend(chased, |sq| past::before(theirs, sq))
-}
-
 /// The history of moves' success, per colour and (from, to).
 type History = [[i32; 8100]; 2];
 
@@ -156,16 +114,9 @@ pub struct Searcher<'a> {
     start: Instant,
     budget: Budget,
     node_limit: Option<u64>,
-    /// Keys of the game's positions then of the searched line; the current position last.
-    keys: Vec<u64>,
-    /// How the side to move stood in check, parallel to `keys`.
-    checks: Vec<Check>,
-    /// The move that led to each position, parallel to `keys` (`None` for the first
-    /// position and after a null move).
-    moves: Vec<Option<Move>>,
-    /// The perpetual-rule streaks of the side that moved into each position, parallel
-    /// to `keys`.
-    runs: Vec<Runs>,
+    /// The game's positions then the searched line's, as the rules judge them (keys,
+    /// checks, perpetual streaks); the current position last.
+    judge: Judge,
     killers: [[Option<Move>; 2]; MAX_PLY + 2],
     history: Box<History>,
     pv: Vec<[Move; MAX_PLY + 1]>,
@@ -177,8 +128,6 @@ pub struct Searcher<'a> {
     lmr: Box<[[u8; 64]; 64]>,
     /// The search features in use (all on by default).
     pub features: Features,
-    /// Whether perpetual chase loses (RULES.md §5, the `tournament` rule set).
-    pub chase_rule: bool,
     /// Moves put off because another thread was searching them ([`crate::busy`]).
     pub deferred: u64,
 }
@@ -247,12 +196,12 @@ pub fn reveal_outcomes(pos: &Position, color: Color) -> ([(Role, u8); 6], usize)
 }
 
 impl<'a> Searcher<'a> {
-    /// A searcher for `pos`, with the game's earlier positions (oldest first, not
-    /// including `pos`).
+    /// A searcher for `pos`, with the game so far judged by `history` (whose latest
+    /// position is `pos`; its rule set is the one searched under).
     #[allow(clippy::too_many_arguments)]
     pub fn new(
         pos: Position,
-        history: &[Past],
+        history: &Judge,
         shared: &'a Shared<'a>,
         params: &'a Params,
         main: bool,
@@ -260,25 +209,8 @@ impl<'a> Searcher<'a> {
         budget: Budget,
         node_limit: Option<u64>,
     ) -> Searcher<'a> {
-        let mut keys = Vec::with_capacity(history.len() + MAX_PLY + 8);
-        keys.extend(history.iter().map(|p| p.key));
-        let mut checks = Vec::with_capacity(keys.capacity());
-        checks.extend(history.iter().map(|p| p.check));
-        let mut moves = Vec::with_capacity(keys.capacity());
-        moves.push(None);
-        moves.extend(history.iter().map(|p| Some(p.next)));
-        keys.push(pos.hash());
-        let (check, root_checkers) = Check::with_checkers(&pos);
-        checks.push(check);
-        let mut runs = Vec::with_capacity(keys.capacity());
-        for k in 0..=history.len() {
-            let (checkers, chased) = match history.get(k) {
-                Some(p) => (p.checkers, p.chased),
-                None => (root_checkers, past::chased(&pos)),
-            };
-            let r = runs_at(&runs, &moves, k, checkers, Some(chased));
-            runs.push(r);
-        }
+        let mut judge = history.clone();
+        judge.reserve(MAX_PLY + 8);
         let ev = Evaluator::new(params);
         let mut accs = Vec::with_capacity(MAX_PLY + 8);
         accs.push(ev.acc(&pos));
@@ -299,10 +231,7 @@ impl<'a> Searcher<'a> {
             start,
             budget,
             node_limit,
-            keys,
-            checks,
-            moves,
-            runs,
+            judge,
             killers: [[None; 2]; MAX_PLY + 2],
             history: vec![[0i32; 8100]; 2]
                 .into_boxed_slice()
@@ -317,7 +246,6 @@ impl<'a> Searcher<'a> {
             aborted: false,
             lmr,
             features: Features::default(),
-            chase_rule: false,
             deferred: 0,
         }
     }
@@ -424,120 +352,40 @@ impl<'a> Searcher<'a> {
             // Not a move of a piece: never from the generator; stay exact anyway.
             self.accs.push(self.ev.acc(&self.pos));
         }
-        self.keys.push(self.pos.hash());
-        let (check, checkers) = Check::with_checkers(&self.pos);
-        self.checks.push(check);
-        self.moves.push(Some(m));
-        let r = runs_at(&self.runs, &self.moves, self.keys.len() - 1, checkers, None);
-        self.runs.push(r);
+        self.judge.push_searched(&self.pos, &u);
         u
     }
 
     #[inline]
     fn unmake(&mut self, u: jieqi_core::position::Undo) {
         self.accs.pop();
-        self.keys.pop();
-        self.checks.pop();
-        self.moves.pop();
-        self.runs.pop();
+        self.judge.pop();
         self.pos.unplay(u);
     }
 
     /// The value of a repetition of the current position, if it repeats one since the
-    /// last capture.
+    /// last capture: a draw, except that a side that checked with one same piece or
+    /// (under the chase rule) chased one same piece after every one of its moves of the
+    /// cycle is scored as losing — the referee would let play go on, and the 9-move
+    /// rule would end it against that side if it kept on.
     fn repetition(&self) -> Option<i32> {
-        let n = self.keys.len() - 1;
-        let perpetual = self.features.perpetual;
-        let key = self.keys[n];
-        let limit = (self.pos.halfmove() as usize).min(n);
-        let mut i = 4;
-        while i <= limit {
-            if self.keys[n - i] == key {
-                if !perpetual {
-                    return Some(0);
-                }
-                // Positions n, n-2, …, n-i+2 have the side to move S; if each was in a
-                // check that counts, the other side checked with every move of the
-                // cycle (the cycle may begin in the game's history).
-                let counts = |k: usize| self.checks[k] == Check::Counts;
-                let them_checking = (1..=i / 2).all(|t| counts(n + 2 - 2 * t));
-                let us_checking = (0..i / 2).all(|t| counts(n - 1 - 2 * t));
-                let (us_chasing, them_chasing) = if self.chase_rule {
-                    self.perpetual_chasers(i)
-                } else {
-                    (false, false)
-                };
-                return Some(
-                    match (us_checking || us_chasing, them_checking || them_chasing) {
-                        (true, false) => -DECISIVE,
-                        (false, true) => DECISIVE,
-                        _ => 0,
-                    },
-                );
-            }
-            i += 2;
-        }
-        None
-    }
-
-    /// Whether the side to move and the other side each chased one and the same piece
-    /// after every one of their moves in the cycle of the last `i` plies, which ends in
-    /// the position it began with. The cycle is replayed from the current position
-    /// (equal to its first): its moves neither capture nor reveal, or the position
-    /// could not repeat. A chased piece is followed as it flees.
-    fn perpetual_chasers(&self, i: usize) -> (bool, bool) {
-        let n = self.keys.len() - 1;
-        let bit = |sq: jieqi_core::Square| 1u128 << sq.index();
-        let mut pos = self.pos.clone();
-        // Per colour: the enemy pieces it chased after each of its moves so far.
-        let mut tracked: [Option<u128>; 2] = [None, None];
-        for k in n + 1 - i..=n {
-            let Some(m) = self.moves[k] else {
-                return (false, false);
-            };
-            let mover = pos.turn();
-            pos.play_unchecked(m, Reveals::NONE);
-            let other = (!mover).index();
-            if let Some(set) = tracked[other]
-                && set & bit(m.from) != 0
-            {
-                tracked[other] = Some(set & !bit(m.from) | bit(m.to));
-            }
-            let own = &mut tracked[mover.index()];
-            if *own != Some(0) {
-                let now = past::chased(&pos);
-                *own = Some(own.map_or(now, |set| set & now));
-            }
-        }
-        let chasing = |c: Color| tracked[c.index()].is_some_and(|set| set != 0);
-        (chasing(self.pos.turn()), chasing(!self.pos.turn()))
-    }
-
-    /// Whether the side that has just moved has now checked with one same piece, or
-    /// (under the chase rule) chased one same piece, after each of its last
-    /// [`PERPETUAL_MOVES`] moves, so that it loses (RULES.md §5) — unless that move
-    /// left the side to move without a legal move, which ends the game first. Chases
-    /// are worked out only where a streak could still reach the limit within `depth`.
-    fn perpetual_violated(&mut self, depth: i32) -> bool {
+        let i = self.judge.repeats(self.pos.halfmove() as usize)?;
         if !self.features.perpetual {
-            return false;
+            return Some(0);
         }
-        let n = self.keys.len() - 1;
-        let mut lost = self.runs[n].check.longest() >= PERPETUAL_MOVES;
-        if self.chase_rule && !lost {
-            if self.runs[n].chase.is_none() && n >= 2 {
-                let prev = self.runs[n - 2].chase;
-                let reach = i32::from(prev.map_or(0, |p| p.longest())) + 1 + (depth + 1) / 2;
-                if reach >= i32::from(PERPETUAL_MOVES) {
-                    let c = past::chased(&self.pos);
-                    self.runs[n].chase = Some(chase_at(&self.runs, &self.moves, n, c));
-                }
-            }
-            lost = self.runs[n]
-                .chase
-                .is_some_and(|c| c.longest() >= PERPETUAL_MOVES);
-        }
-        lost && self.pos.count_legal() > 0
+        let (them, us) = self.judge.cycle_keepers(i);
+        Some(match (us, them) {
+            (true, false) => -DECISIVE,
+            (false, true) => DECISIVE,
+            _ => 0,
+        })
+    }
+
+    /// Whether the side that has just moved has now broken a perpetual rule (RULES.md
+    /// §5), so that it loses — unless that move left the side to move without a legal
+    /// move, which ends the game first.
+    fn perpetual_violated(&self) -> bool {
+        self.features.perpetual && self.judge.perpetual().is_some() && self.pos.count_legal() > 0
     }
 
     fn has_non_pawn_material(&self) -> bool {
@@ -701,7 +549,7 @@ impl<'a> Searcher<'a> {
         if self.aborted {
             return 0;
         }
-        let in_check = self.checks[self.keys.len() - 1].any();
+        let in_check = self.judge.in_check();
         if in_check && self.features.check_extension && ply < MAX_PLY / 2 {
             depth += 1;
         }
@@ -711,15 +559,16 @@ impl<'a> Searcher<'a> {
         self.count_node();
         self.seldepth = self.seldepth.max(ply);
         if ply > 0 {
-            if let Some(v) = self.repetition() {
-                return v;
-            }
-            if self.perpetual_violated(depth) {
+            // A perpetual-rule loss stands above a repetition (RULES.md §5).
+            if self.perpetual_violated() {
                 // The game ends here as by a mate, won by the side to move: a side
                 // about to lose either way prefers the later end.
                 return MATE - ply as i32;
             }
-            if self.pos.halfmove() >= 80 {
+            if let Some(v) = self.repetition() {
+                return v;
+            }
+            if self.pos.halfmove() >= self.judge.rules().no_capture_plies {
                 return 0;
             }
             alpha = alpha.max(-MATE + ply as i32);
@@ -775,15 +624,9 @@ impl<'a> Searcher<'a> {
             {
                 let r = 3 + depth / 4;
                 let nu = self.pos.play_null();
-                self.keys.push(self.pos.hash());
-                self.checks.push(Check::None);
-                self.moves.push(None);
-                self.runs.push(Runs::default());
+                self.judge.push_null(&self.pos);
                 let v = -self.search(depth - 1 - r, -beta, -beta + 1, ply + 1, false, false);
-                self.keys.pop();
-                self.checks.pop();
-                self.moves.pop();
-                self.runs.pop();
+                self.judge.pop();
                 self.pos.unplay_null(nu);
                 if self.aborted {
                     return 0;
@@ -963,7 +806,7 @@ impl<'a> Searcher<'a> {
         if ply >= MAX_PLY || !self.features.quiescence {
             return self.evaluate();
         }
-        let in_check = self.checks[self.keys.len() - 1].any();
+        let in_check = self.judge.in_check();
         let evasions = in_check && qply < 1;
         let key = self.pos.hash();
         // Deep in quiescence the table rarely helps and each probe is a cache miss.
@@ -1224,12 +1067,13 @@ impl<'a> Searcher<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use jieqi_core::RuleSet;
 
     /// Runs `f` on a searcher of `pos` (after the game's `history`) with a fresh 4 MiB
     /// table, no limits and `busy` as the table of moves in progress.
     pub(super) fn with_searcher<R>(
         pos: &Position,
-        history: &[Past],
+        history: &Judge,
         busy: Option<&Busy>,
         f: impl FnOnce(&mut Searcher<'_>) -> R,
     ) -> R {
@@ -1268,63 +1112,9 @@ mod tests {
 
     /// The value of `m` in `pos` searched with a fresh table and window `(alpha, beta)`.
     fn value(pos: &Position, m: Move, child_depth: i32, alpha: i32, beta: i32) -> i32 {
-        with_searcher(pos, &[], None, |s| {
+        with_searcher(pos, &Judge::new(RuleSet::STANDARD, pos), None, |s| {
             s.child(m, child_depth, alpha, beta, 0, 0)
         })
-    }
-
-    /// The value of the searcher's current position as a repetition after `history`,
-    /// whose first entry is that position.
-    fn repetition_value(fen: &str, checks: [Check; 3]) -> Option<i32> {
-        let pos = Position::from_fen(fen).unwrap();
-        // Only keys and checks matter here (the moves are for the chase rule, off).
-        let next = Move::new(jieqi_core::Square::E0, jieqi_core::Square::E0);
-        let history = [
-            Past::of(&pos, next),
-            Past {
-                key: 1,
-                check: checks[0],
-                checkers: 0,
-                chased: 0,
-                next,
-            },
-            Past {
-                key: 2,
-                check: checks[1],
-                checkers: 0,
-                chased: 0,
-                next,
-            },
-            Past {
-                key: 3,
-                check: checks[2],
-                checkers: 0,
-                chased: 0,
-                next,
-            },
-        ];
-        with_searcher(&pos, &history, None, |s| s.repetition())
-    }
-
-    /// The value of repeating `fen` by playing `cycle` (which must lead back to it),
-    /// with the chase rule on and off.
-    fn chase_value(fen: &str, cycle: &[&str]) -> (Option<i32>, Option<i32>) {
-        let start = Position::from_fen(fen).unwrap();
-        let mut pos = start.clone();
-        let mut history = Vec::new();
-        for text in cycle {
-            let m = mv(text);
-            history.push(Past::of(&pos, m));
-            pos.play(m, Reveals::NONE).unwrap();
-        }
-        assert_eq!(pos.hash(), start.hash(), "the cycle returns to its start");
-        let value = |rule: bool| {
-            with_searcher(&pos, &history, None, |s| {
-                s.chase_rule = rule;
-                s.repetition()
-            })
-        };
-        (value(true), value(false))
     }
 
     fn sq(t: &str) -> jieqi_core::Square {
@@ -1335,201 +1125,148 @@ mod tests {
         Move::new(sq(&t[0..2]), sq(&t[2..4]))
     }
 
-    fn bits(t: &str) -> Squares {
-        1 << sq(t).index()
+    /// The game from `fen` with `moves` played (no reveals), judged under `rules`.
+    fn replay(fen: &str, rules: RuleSet, moves: &str) -> (Judge, Position) {
+        let start = Position::from_fen(fen).unwrap();
+        let moves = moves.split_whitespace().map(|t| (mv(t), Reveals::NONE));
+        Judge::replay(rules, &start, moves).unwrap()
     }
 
-    /// A made-up history of `2 * red_moves` plies with distinct keys, Red to move at
-    /// its start and at its end: after each red move `red(i)` (the move, the pieces
-    /// checking, the pieces chased), then Black's move `black(i)`.
-    fn streak_history(
-        red_moves: usize,
-        red: impl Fn(usize) -> (&'static str, Squares, Squares),
-        black: impl Fn(usize) -> &'static str,
-    ) -> Vec<Past> {
-        let mut h = Vec::new();
-        for i in 0..red_moves {
-            let (m, checkers, chased) = red(i);
-            h.push(Past {
-                key: 1000 + 2 * i as u64,
-                check: Check::None,
-                checkers: 0,
-                chased: 0,
-                next: mv(m),
-            });
-            h.push(Past {
-                key: 1001 + 2 * i as u64,
-                check: if checkers != 0 {
-                    Check::Counts
-                } else {
-                    Check::None
-                },
-                checkers,
-                chased,
-                next: mv(black(i)),
-            });
-        }
-        h
+    /// Whether `m`, played after the game `fen` + `moves` under `rules`, breaks a
+    /// perpetual rule in the search's eyes.
+    fn violated(fen: &str, rules: RuleSet, moves: &str, m: &str, perpetual: bool) -> bool {
+        let (judge, pos) = replay(fen, rules, moves);
+        with_searcher(&pos, &judge, None, |s| {
+            s.features.perpetual = perpetual;
+            let u = s.make(mv(m), Reveals::NONE);
+            let v = s.perpetual_violated();
+            s.unmake(u);
+            v
+        })
     }
+
+    /// The value of the searcher's current position as a repetition, after the game
+    /// `fen` + `moves` under `rules`.
+    fn repetition_value(fen: &str, rules: RuleSet, moves: &str) -> Option<i32> {
+        let (judge, pos) = replay(fen, rules, moves);
+        with_searcher(&pos, &judge, None, |s| s.repetition())
+    }
+
+    /// Red's rook checks from a9 and a8 as Black's king steps between e9 and e8.
+    const ROOK_CHECKS: &str = "4k4/R8/9/9/9/9/9/9/9/3K5 w - - 0 40";
+    const CHECK_CYCLE: &str = "a8a9 e9e8 a9a8 e8e9";
+    /// Red's rook on b2 and a lone black cannon on a7 that flees between a7 and b7.
+    const ROOK_AND_CANNON: &str = "4k4/9/c8/9/9/9/9/1R7/9/3K5 w - - 0 40";
+    const CHASE_CYCLE: &str = "b2a2 a7b7 a2b2 b7a7";
 
     #[test]
-    fn a_ninth_check_by_one_piece_loses_without_any_repetition() {
-        // Red's rook has checked after each of Red's last `n` moves, from a new square
-        // each time (a0 → a1 → … → a8); now a8a9 checks once more.
-        let pos = Position::from_fen("4k4/R8/9/9/9/9/9/9/9/3K5 w - - 0 40").unwrap();
-        let files = [
-            "a0a1", "a1a2", "a2a3", "a3a4", "a4a5", "a5a6", "a6a7", "a7a8",
-        ];
-        let red = |i: usize| (files[i], bits(&files[i][2..4]), 0);
-        let king = |i: usize| if i % 2 == 0 { "e9e8" } else { "e8e9" };
-        let violated = |history: &[Past], m: &str| {
-            with_searcher(&pos, history, None, |s| {
-                let u = s.make(mv(m), Reveals::NONE);
-                let v = s.perpetual_violated(1);
-                s.unmake(u);
-                v
-            })
-        };
-        let eight = streak_history(8, red, king);
-        assert!(violated(&eight, "a8a9"), "the ninth check loses");
+    fn a_ninth_check_by_one_piece_loses() {
+        let eight = [CHECK_CYCLE; 4].join(" ");
+        let standard = RuleSet::STANDARD;
+        assert!(violated(ROOK_CHECKS, standard, &eight, "a8a9", true));
         // … as a mate would at that ply: a side lost either way plays for the later end.
-        let v = with_searcher(&pos, &eight, None, |s| {
+        let (judge, pos) = replay(ROOK_CHECKS, standard, &eight);
+        let v = with_searcher(&pos, &judge, None, |s| {
             s.child(mv("a8a9"), 3, -INF, INF, 0, 0)
         });
         assert_eq!(v, -(MATE - 1));
-        assert!(!violated(&eight, "a8b8"), "a move that does not check");
-        let off = with_searcher(&pos, &eight, None, |s| {
-            s.features.perpetual = false;
-            let u = s.make(mv("a8a9"), Reveals::NONE);
-            let v = s.perpetual_violated(1);
-            s.unmake(u);
-            v
-        });
-        assert!(!off, "the perpetual rules switched off");
+        assert!(
+            !violated(ROOK_CHECKS, standard, &eight, "a8b8", true),
+            "no check"
+        );
+        assert!(
+            !violated(ROOK_CHECKS, standard, &eight, "a8a9", false),
+            "the perpetual rules switched off"
+        );
         // Seven earlier checks: the eighth is allowed.
-        assert!(!violated(&eight[2..], "a8a9"));
-        // One of the checks was by another piece: no one piece checked nine times.
-        let other = |i: usize| {
-            if i == 3 {
-                (files[i], bits("h7"), 0)
-            } else {
-                red(i)
-            }
-        };
-        assert!(!violated(&streak_history(8, other, king), "a8a9"));
+        let six = [CHECK_CYCLE; 3].join(" ") + " a8a9 e9e8";
+        assert!(
+            !violated(ROOK_CHECKS, standard, &six, "a9a8", true),
+            "the eighth"
+        );
     }
 
     #[test]
     fn a_ninth_chase_of_one_fleeing_piece_loses_under_the_chase_rule() {
-        // The rook on b2 (a2 before) has chased the cannon after each of Red's last
-        // eight moves while it fled between a7 and b7; b2a2 chases it a ninth time.
-        let pos = Position::from_fen("4k4/9/c8/9/9/9/9/1R7/9/3K5 w - - 0 40").unwrap();
-        let red = |i: usize| {
-            if i % 2 == 0 {
-                ("b2a2", 0, bits("a7"))
-            } else {
-                ("a2b2", 0, bits("b7"))
-            }
-        };
-        let cannon = |i: usize| if i % 2 == 0 { "a7b7" } else { "b7a7" };
-        let history = streak_history(8, red, cannon);
-        let violated = |rule: bool, history: &[Past], m: &str, depth: i32| {
-            with_searcher(&pos, history, None, |s| {
-                s.chase_rule = rule;
-                let u = s.make(mv(m), Reveals::NONE);
-                let v = s.perpetual_violated(depth);
-                s.unmake(u);
-                v
-            })
-        };
-        assert!(violated(true, &history, "b2a2", 1));
-        assert!(!violated(false, &history, "b2a2", 1), "no chase rule");
-        assert!(!violated(true, &history, "b2c2", 1), "no chase");
-        assert!(!violated(true, &history[2..], "b2a2", 1), "the eighth");
-        // Had the cannon not been followed as it fled, b7 (where it was) and a7 (where
-        // it is) would be two pieces.
-        let still = streak_history(
-            8,
-            |i| ("b2a2", 0, bits(if i % 2 == 0 { "a7" } else { "b7" })),
-            |_| "e9e8",
+        // The rook has chased the cannon after each of Red's last eight moves while it
+        // fled between a7 and b7 (followed as it moves); b2a2 chases it a ninth time.
+        let eight = [CHASE_CYCLE; 4].join(" ");
+        let t = RuleSet::TOURNAMENT;
+        assert!(violated(ROOK_AND_CANNON, t, &eight, "b2a2", true));
+        assert!(
+            !violated(ROOK_AND_CANNON, RuleSet::STANDARD, &eight, "b2a2", true),
+            "no chase rule"
         );
-        assert!(!violated(true, &still, "b2a2", 1));
+        assert!(
+            !violated(ROOK_AND_CANNON, t, &eight, "b2c2", true),
+            "no chase"
+        );
+        let seven = [CHASE_CYCLE; 3].join(" ") + " b2a2 a7b7";
+        assert!(
+            !violated(ROOK_AND_CANNON, t, &seven, "a2b2", true),
+            "the eighth"
+        );
     }
 
     #[test]
     fn perpetual_chases_lose_only_under_the_chase_rule() {
-        // Red's rook attacks the lone black cannon after each of its moves, and the
-        // cannon flees between a7 and b7: a perpetual chase of one piece, which Red,
-        // to move again, loses by under the rule; a draw without it.
-        let fen = "4k4/9/c8/9/9/9/9/1R7/9/3K5 w - - 10 20";
+        let value = |fen: &str, cycle: &str| {
+            (
+                repetition_value(fen, RuleSet::TOURNAMENT, cycle),
+                repetition_value(fen, RuleSet::STANDARD, cycle),
+            )
+        };
+        // Red's rook attacks the lone black cannon anew with each of its moves, and the
+        // cannon flees: a perpetual chase of one piece, which Red, to move again, loses
+        // by under the rule; a draw without it.
         assert_eq!(
-            chase_value(fen, &["b2a2", "a7b7", "a2b2", "b7a7"]),
+            value(ROOK_AND_CANNON, CHASE_CYCLE),
             (Some(-DECISIVE), Some(0))
         );
         // Seen from the cycle's other phase: Black, to move, wins.
-        let fen = "4k4/9/c8/9/9/9/9/R8/9/3K5 b - - 10 20";
-        assert_eq!(
-            chase_value(fen, &["a7b7", "a2b2", "b7a7", "b2a2"]),
-            (Some(DECISIVE), Some(0))
-        );
+        let fen = "4k4/9/c8/9/9/9/9/R8/9/3K5 b - - 0 40";
+        assert_eq!(value(fen, "a7b7 a2b2 b7a7 b2a2"), (Some(DECISIVE), Some(0)));
         // The rook attacks one cannon, then the other: no one piece was chased after
         // every move, so the repetition is a draw.
-        let fen = "4k4/9/cc7/9/9/9/9/1R7/9/3K5 w - - 10 20";
-        assert_eq!(
-            chase_value(fen, &["b2a2", "e9e8", "a2b2", "e8e9"]),
-            (Some(0), Some(0))
-        );
+        let fen = "4k4/9/cc7/9/9/9/9/1R7/9/3K5 w - - 0 40";
+        assert_eq!(value(fen, "b2a2 e9e8 a2b2 e8e9"), (Some(0), Some(0)));
         // A protected piece is not chased: the horse on c8 guards a7, so the attack from
         // a2 is no chase.
-        let fen = "4k4/2n6/c8/9/9/9/9/1R7/9/3K5 w - - 10 20";
-        assert_eq!(
-            chase_value(fen, &["b2a2", "a7b7", "a2b2", "b7a7"]),
-            (Some(0), Some(0))
-        );
+        let fen = "4k4/2n6/c8/9/9/9/9/1R7/9/3K5 w - - 0 40";
+        assert_eq!(value(fen, CHASE_CYCLE), (Some(0), Some(0)));
     }
 
     #[test]
     fn perpetual_checks_by_rooks_lose_and_by_pawns_draw() {
-        use Check::{Counts, Exempt, None as No};
-        // Black to move, in check from the red rook on e2; the position repeats the one
-        // four plies back. Black's positions of the cycle (this one and the one two
-        // plies back) were in check; Red's were not.
-        let rook = "4k4/9/9/9/9/9/9/4R4/9/3K5 b - - 4 20";
-        // Red checked with a rook after each move of the cycle: Red loses, Black wins.
-        assert_eq!(repetition_value(rook, [No, Counts, No]), Some(DECISIVE));
-        // The earlier check of the cycle was by a pawn: no perpetual check, a draw.
-        assert_eq!(repetition_value(rook, [No, Exempt, No]), Some(0));
-        // Both sides checked every move: a draw.
-        assert_eq!(repetition_value(rook, [Counts, Counts, Counts]), Some(0));
-        // Black checked every move and Red did not: Black, to move, loses.
-        let quiet = "4k4/9/9/9/9/9/9/9/9/3K1R3 b - - 4 20";
+        let standard = RuleSet::STANDARD;
+        // Red checked with its rook after each move of the cycle: Red, to move, loses.
         assert_eq!(
-            repetition_value(quiet, [Counts, No, Counts]),
+            repetition_value(ROOK_CHECKS, standard, CHECK_CYCLE),
             Some(-DECISIVE)
         );
-        // A pawn's checks are allowed however long they go on.
-        let pawn = "4k4/4P4/9/9/9/9/9/9/9/3K5 b - - 4 20";
-        assert_eq!(repetition_value(pawn, [No, Exempt, No]), Some(0));
+        // One ply on, Black to move in a repeated position: Black wins.
+        assert_eq!(
+            repetition_value(
+                ROOK_CHECKS,
+                standard,
+                "a8a9 e9e8 a9a8 e8e9 a8a9 e9e8 a9a8 e8e9 a8a9"
+            ),
+            Some(DECISIVE)
+        );
+        // A pawn's checks are allowed however long they go on: the king steps between
+        // d9 and e9 and the pawn follows it, checking every time.
+        let pawn = "4k4/3P5/9/9/9/9/9/9/9/5K3 w - - 0 40";
+        assert_eq!(
+            repetition_value(pawn, standard, "d8e8 e9d9 e8d8 d9e9"),
+            Some(0)
+        );
         // With the perpetual rules switched off every repetition is a draw.
-        let pos = Position::from_fen(rook).unwrap();
-        let next = Move::new(jieqi_core::Square::E0, jieqi_core::Square::E0);
-        let history: Vec<Past> = (0..4)
-            .map(|k| Past {
-                key: if k == 0 { pos.hash() } else { k },
-                check: if k == 2 { Counts } else { No },
-                checkers: 0,
-                chased: 0,
-                next,
-            })
-            .collect();
-        let off = with_searcher(&pos, &history, None, |s| {
+        let (judge, pos) = replay(ROOK_CHECKS, standard, CHECK_CYCLE);
+        let off = with_searcher(&pos, &judge, None, |s| {
             s.features.perpetual = false;
             s.repetition()
         });
         assert_eq!(off, Some(0));
-        // A capture since (halfmove 2) ends the cycle: no repetition.
-        let fresh = "4k4/9/9/9/9/9/9/4R4/9/3K5 b - - 2 20";
-        assert_eq!(repetition_value(fresh, [No, Counts, No]), None);
     }
 
     #[test]
@@ -1588,7 +1325,8 @@ mod work_sharing_tests {
     /// with `busy` as the table of moves in progress: the value, the best move, the
     /// moves deferred and the move searched first.
     fn exact_root(pos: &Position, depth: i32, busy: Option<&Busy>) -> (i32, Move, u64, Move) {
-        super::tests::with_searcher(pos, &[], busy, |s| {
+        let judge = Judge::new(jieqi_core::RuleSet::STANDARD, pos);
+        super::tests::with_searcher(pos, &judge, busy, |s| {
             // Without pruning, reductions and table cut-offs, the full-window value does
             // not depend on the order the moves are searched in.
             let mut f = Features::default();

@@ -8,11 +8,11 @@
 //! logistic `P(red wins) = 1 / (1 + 10^(-K·eval/400))` and minimises the mean squared
 //! error of that prediction against the results by full-batch gradient descent (Adam).
 
+use jieqi_core::game::Judge;
 use jieqi_core::{Color, Deal, Game, Outcome, Position, RuleSet, Viewer};
 
 use crate::engine::{Engine, Limits, Options, Score};
 use crate::eval::{COUNT, Features, Params, trace};
-use crate::past::Past;
 
 /// One training position: sparse features (Red's view) and the game result for Red.
 #[derive(Clone, Debug)]
@@ -238,7 +238,8 @@ pub fn selfplay(games: u32, nodes: u64, seed: u64, log: &mut dyn FnMut(&str)) ->
         engine.new_game();
         let mut game = Game::new(deal, RuleSet::STANDARD);
         let mut fens = Vec::new();
-        let mut histories: [Vec<Past>; 2] = [Vec::new(), Vec::new()];
+        let mut histories = Color::ALL
+            .map(|c| Judge::new(RuleSet::STANDARD, &game.view(Viewer::Player(c)).position()));
         let mut ply = 0u32;
         let (result, why) = loop {
             match game.outcome() {
@@ -263,13 +264,13 @@ pub fn selfplay(games: u32, nodes: u64, seed: u64, log: &mut dyn FnMut(&str)) ->
             if ply >= 8 && quiet {
                 fens.push(pos.fen());
             }
-            let mine = Past::of(&pos, r.best);
-            histories[turn.index()].push(mine);
-            let theirs = game.view(Viewer::Player(!turn)).position();
-            histories[(!turn).index()].push(mine.on_same_board(&theirs));
             if let Err(e) = game.play(r.best) {
                 log(&format!("game {g}: engine move {} rejected: {e}", r.best));
                 break (0.5, "illegal move".to_string());
+            }
+            for c in Color::ALL {
+                let seen = game.view(Viewer::Player(c)).position();
+                histories[c.index()].push_seen(&seen, game.judge());
             }
             ply += 1;
         };

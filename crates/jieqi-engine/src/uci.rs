@@ -12,11 +12,11 @@ use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
+use jieqi_core::game::Judge;
 use jieqi_core::perft::{Mode, divide_each};
-use jieqi_core::{Move, Position, UciMove};
+use jieqi_core::{Move, Position, RuleSet, UciMove};
 
 use crate::engine::{Engine, Info, Limits, Options};
-use crate::past::Past;
 
 /// The engine's name, as told to the GUI.
 pub const ENGINE_NAME: &str = concat!("jieqi ", env!("CARGO_PKG_VERSION"));
@@ -39,7 +39,7 @@ struct State {
     options: Options,
     show_wdl: bool,
     position: Position,
-    history: Vec<Past>,
+    history: Judge,
 }
 
 /// Runs the UCI loop until `quit` or the end of `input`.
@@ -75,7 +75,7 @@ where
         search: None,
         show_wdl: false,
         position: Position::start(),
-        history: Vec::new(),
+        history: Judge::new(RuleSet::STANDARD, &Position::start()),
     };
     for line in rx.iter() {
         let Some(line) = line else {
@@ -141,7 +141,7 @@ impl State {
             "ucinewgame" => {
                 self.engine().new_game();
                 self.position = Position::start();
-                self.history.clear();
+                self.history = Judge::new(RuleSet::STANDARD, &self.position);
             }
             "setoption" => self.setoption(&rest),
             "position" => self.position(&rest),
@@ -229,7 +229,13 @@ impl State {
             "uci_limitstrength" => check().map(|v| o.limit_strength = v),
             "uci_elo" => spin(800, 2800).map(|v| o.elo = v as u32),
             "uci_showwdl" => check().map(|v| self.show_wdl = v),
-            "chase rule" => check().map(|v| o.chase_rule = v),
+            "chase rule" => check().map(|v| {
+                o.rules = if v {
+                    RuleSet::TOURNAMENT
+                } else {
+                    RuleSet::STANDARD
+                }
+            }),
             "ponder" => check().map(|_| ()),
             "clear hash" => {
                 self.engine().new_game();
@@ -401,10 +407,11 @@ pub fn info_line(i: &Info, show_wdl: bool) -> String {
     s
 }
 
-/// Reads the arguments of `position`: the position and the positions before it (for
-/// repetitions and the perpetual-check rule). A move by a face-down piece must carry
-/// its revealed identity (`c3c4B`); without it the whole command is rejected.
-pub fn parse_position(args: &[&str]) -> Result<(Position, Vec<Past>), String> {
+/// Reads the arguments of `position`: the position and the game that led to it,
+/// judged for repetitions and the perpetual rules (the engine's rules apply when it
+/// searches). A move by a face-down piece must carry its revealed identity (`c3c4B`);
+/// without it the whole command is rejected.
+pub fn parse_position(args: &[&str]) -> Result<(Position, Judge), String> {
     let moves_at = args.iter().position(|&w| w == "moves");
     let (head, moves) = match moves_at {
         Some(i) => (&args[..i], &args[i + 1..]),
@@ -418,15 +425,16 @@ pub fn parse_position(args: &[&str]) -> Result<(Position, Vec<Past>), String> {
         }
         _ => return Err("expected: position startpos|fen FEN [moves ...]".into()),
     };
-    let mut history = Vec::with_capacity(moves.len());
+    let mut history = Judge::new(RuleSet::STANDARD, &pos);
     for &text in moves {
         let um = UciMove::parse(text).map_err(|e| format!("bad move {text:?}: {e}"))?;
         let (m, rv) = um
             .resolve(&pos)
             .map_err(|e| format!("move {text:?} does not fit the position {}: {e}", pos.fen()))?;
-        history.push(Past::of(&pos, m));
-        pos.play(m, rv)
+        let undo = pos
+            .play(m, rv)
             .map_err(|e| format!("move {text:?} cannot be played: {e}"))?;
+        history.push(&pos, &undo);
     }
     Ok((pos, history))
 }

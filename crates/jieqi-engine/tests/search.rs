@@ -2,9 +2,15 @@
 
 use std::time::{Duration, Instant};
 
-use jieqi_core::{Deal, Move, Position, Reveals, Role, Square};
+use jieqi_core::game::Judge;
+use jieqi_core::{Deal, Move, Position, Reveals, Role, RuleSet, Square};
 use jieqi_engine::eval::{Params, evaluate};
-use jieqi_engine::{Engine, Info, Limits, Options, Past, Score};
+use jieqi_engine::{Engine, Info, Limits, Options, Score};
+
+/// The judge of a game that starts at `pos`.
+fn fresh(pos: &Position) -> Judge {
+    Judge::new(RuleSet::STANDARD, pos)
+}
 
 fn mv(s: &str) -> Move {
     Move::new(
@@ -52,7 +58,7 @@ fn finds_mate_in_one() {
     let pos = Position::from_fen("3k5/R8/9/9/9/9/9/9/9/1R2K4 w - - 0 1").unwrap();
     assert!(forced_win(&pos, 1));
     let mut e = Engine::new(Options::default());
-    let r = e.search(&pos, &Limits::depth(3), &[]).unwrap();
+    let r = e.search(&pos, &Limits::depth(3), &fresh(&pos)).unwrap();
     assert_eq!(r.score, Score::Mate(1));
     assert!(wins_in(&pos, r.best, 1), "{} does not mate", r.best);
 }
@@ -64,7 +70,7 @@ fn finds_mate_in_two() {
     assert!(!forced_win(&pos, 1));
     assert!(forced_win(&pos, 2));
     let mut e = Engine::new(Options::default());
-    let r = e.search(&pos, &Limits::depth(6), &[]).unwrap();
+    let r = e.search(&pos, &Limits::depth(6), &fresh(&pos)).unwrap();
     assert_eq!(r.score, Score::Mate(2), "best {} pv {:?}", r.best, r.pv);
     assert!(wins_in(&pos, r.best, 2), "{} is not a mate in two", r.best);
 }
@@ -75,7 +81,7 @@ fn mated_side_sees_its_loss_and_no_move_means_none() {
     let pos = Position::from_fen("1R1k5/R8/9/9/9/9/9/9/9/4K4 b - - 0 1").unwrap();
     assert!(pos.legal_moves().is_empty());
     let mut e = Engine::new(Options::default());
-    assert!(e.search(&pos, &Limits::depth(2), &[]).is_none());
+    assert!(e.search(&pos, &Limits::depth(2), &fresh(&pos)).is_none());
 }
 
 /// A small deterministic generator for the random games.
@@ -125,7 +131,7 @@ fn never_returns_an_illegal_move() {
             nodes: Some(3000),
             ..Limits::default()
         };
-        match e.search(&pos, &limits, &[]) {
+        match e.search(&pos, &limits, &fresh(&pos)) {
             Some(r) => {
                 assert!(pos.is_legal(r.best), "{} illegal in {}", r.best, pos.fen());
                 // The PV is a legal line as far as it goes without reveals.
@@ -166,8 +172,10 @@ fn chance_node_is_the_count_weighted_mean_of_the_reveals() {
         ..Options::default()
     });
     let mut lines: Vec<Info> = Vec::new();
-    e.search_with_info(&pos, &Limits::depth(1), &[], &mut |i| lines.push(i.clone()))
-        .unwrap();
+    e.search_with_info(&pos, &Limits::depth(1), &fresh(&pos), &mut |i| {
+        lines.push(i.clone())
+    })
+    .unwrap();
     let line = lines
         .iter()
         .find(|i| i.pv.first() == Some(&m))
@@ -183,7 +191,11 @@ fn movetime_is_respected() {
     let mut e = Engine::new(Options::default());
     let t = Instant::now();
     let r = e
-        .search(&pos, &Limits::movetime(Duration::from_millis(300)), &[])
+        .search(
+            &pos,
+            &Limits::movetime(Duration::from_millis(300)),
+            &fresh(&pos),
+        )
         .unwrap();
     let took = t.elapsed();
     assert!(pos.is_legal(r.best));
@@ -200,7 +212,7 @@ fn clock_time_is_respected() {
         ..Limits::default()
     };
     let t = Instant::now();
-    let r = e.search(&pos, &limits, &[]).unwrap();
+    let r = e.search(&pos, &limits, &fresh(&pos)).unwrap();
     assert!(pos.is_legal(r.best));
     // The hard budget is at most a quarter of the time left; allow scheduling slack.
     assert!(
@@ -223,7 +235,7 @@ fn stop_flag_ends_an_infinite_search() {
         infinite: true,
         ..Limits::default()
     };
-    let r = e.search(&pos, &limits, &[]).unwrap();
+    let r = e.search(&pos, &limits, &fresh(&pos)).unwrap();
     h.join().unwrap();
     assert!(pos.is_legal(r.best));
 }
@@ -233,21 +245,18 @@ fn repetition_history_makes_a_draw() {
     // Black is a rook down. If the game's history already holds the position after
     // i6i5, that move repeats it: a draw, which Black takes; without the history the
     // same search sees a lost position.
-    let pos = Position::from_fen("3k5/9/9/8p/9/9/9/9/9/R3K4 b - - 10 20").unwrap();
-    let mut after = pos.clone();
-    after.play(mv("i6i5"), Reveals::NONE).unwrap();
-    // (A made-up history: only its keys matter, the moves are for the chase rule.)
-    let history = [
-        Past::of(&after, mv("a0a1")),
-        Past::of(&pos, mv("i6i5")),
-        Past::of(&after, mv("a1a0")),
-    ];
+    let start = Position::from_fen("3k5/9/9/8p/9/9/9/9/9/R4K3 b - - 10 20").unwrap();
+    // Black's king and Red's rook went out and came back: the position after d9e9
+    // occurred in the game.
+    let moves = ["d9e9", "a0a1", "e9d9", "a1a0"].map(|m| (mv(m), Reveals::NONE));
+    let (history, pos) = Judge::replay(RuleSet::STANDARD, &start, moves).unwrap();
+    assert_eq!(pos.hash(), start.hash());
     let mut e = Engine::new(Options::default());
     let r = e.search(&pos, &Limits::depth(3), &history).unwrap();
-    assert_eq!(r.best, mv("i6i5"));
+    assert_eq!(r.best, mv("d9e9"));
     assert_eq!(r.score, Score::Cp(0));
     e.new_game();
-    let r = e.search(&pos, &Limits::depth(3), &[]).unwrap();
+    let r = e.search(&pos, &Limits::depth(3), &fresh(&pos)).unwrap();
     match r.score {
         Score::Cp(c) => assert!(c < -300, "{c}"),
         Score::Mate(n) => assert!(n < 0),
@@ -267,8 +276,10 @@ fn transposition_table_keys_cover_pools() {
     });
     let score_of = |e: &mut Engine, pos: &Position| {
         let mut lines: Vec<Info> = Vec::new();
-        e.search_with_info(pos, &Limits::depth(2), &[], &mut |i| lines.push(i.clone()))
-            .unwrap();
+        e.search_with_info(pos, &Limits::depth(2), &fresh(pos), &mut |i| {
+            lines.push(i.clone())
+        })
+        .unwrap();
         lines
             .iter()
             .rev()
@@ -293,7 +304,7 @@ fn skill_level_plays_legal_moves() {
         ..Options::default()
     });
     for _ in 0..3 {
-        let r = e.search(&pos, &Limits::depth(5), &[]).unwrap();
+        let r = e.search(&pos, &Limits::depth(5), &fresh(&pos)).unwrap();
         assert!(pos.is_legal(r.best));
         assert!(r.depth <= 1);
     }
@@ -306,7 +317,37 @@ fn threads_search_together() {
         threads: 2,
         ..Options::default()
     });
-    let r = e.search(&pos, &Limits::depth(2), &[]).unwrap();
+    let r = e.search(&pos, &Limits::depth(2), &fresh(&pos)).unwrap();
     assert!(pos.is_legal(r.best));
     assert!(r.nodes > 0);
+}
+
+/// The game from `fen` with the coordinate `moves` played, judged under `rules`.
+fn game(fen: &str, rules: RuleSet, moves: &str) -> (Judge, Position) {
+    let start = Position::from_fen(fen).unwrap();
+    let moves = moves.split_whitespace().map(|m| (mv(m), Reveals::NONE));
+    Judge::replay(rules, &start, moves).unwrap()
+}
+
+#[test]
+fn the_search_avoids_a_ninth_chase() {
+    // Red, a cannon down, has chased the black cannon between a7 and b7 with each of
+    // its last 8 moves; b2a2 would be the 9th chase of one piece: a loss under the
+    // chase rule, so the engine plays anything else. Under the standard rules the same
+    // move only repeats the position, a draw, which Red takes.
+    let fen = "3aka3/4r4/c8/9/9/9/9/1R7/9/3K5 w - - 10 20";
+    let cycle = "b2a2 a7b7 a2b2 b7a7";
+    let (history, pos) = game(fen, RuleSet::TOURNAMENT, &[cycle; 4].join(" "));
+    let mut e = Engine::new(Options {
+        rules: RuleSet::TOURNAMENT,
+        ..Options::default()
+    });
+    let r = e.search(&pos, &Limits::depth(4), &history).unwrap();
+    assert_ne!(r.best, mv("b2a2"));
+    assert!(!matches!(r.score, Score::Mate(_)), "{:?}", r.score);
+    let (history, pos) = game(fen, RuleSet::STANDARD, cycle);
+    let mut e = Engine::new(Options::default());
+    let r = e.search(&pos, &Limits::depth(4), &history).unwrap();
+    assert_eq!(r.best, mv("b2a2"));
+    assert_eq!(r.score, Score::Cp(0));
 }

@@ -870,7 +870,7 @@ impl Actor {
         self.engine_thinking = true;
         // The engine sees only its own side's view.
         let pos = self.views.get(Viewer::Player(color)).clone();
-        let history = self.views.history(Viewer::Player(color)).to_vec();
+        let history = self.views.history(Viewer::Player(color)).clone();
         let plies = self.game.plies().len();
         let mut budget = Duration::from_millis(150 * u64::from(level));
         if let Some(c) = &self.clock {
@@ -881,14 +881,11 @@ impl Actor {
             }
             budget = budget.min(Duration::from_millis(left));
         }
-        let chase_rule = self.game.rules().chase_rule;
         let engines = self.shared.engines.clone();
         let id = self.id.clone();
         tokio::spawn(async move {
             let asked = Instant::now();
-            let mv = engines
-                .choose(pos, level, budget, history, chase_rule)
-                .await;
+            let mv = engines.choose(pos, level, budget, history).await;
             tracing::debug!(
                 game = %id,
                 ply = plies + 1,

@@ -7,8 +7,9 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use jieqi_core::RuleSet;
+use jieqi_core::game::Judge;
 use jieqi_core::{Color, Move, Piece, Position, Reveals, Role};
-use jieqi_engine::Past;
 use tokio::sync::Semaphore;
 
 /// An engine's judgement of a position.
@@ -27,17 +28,10 @@ pub trait Engine: Send + Sync + 'static {
     /// A short name (shown with evaluations).
     fn name(&self) -> &str;
     /// The move to play at `level` (1 = weakest) within about `budget`; `None` only
-    /// when there is no legal move. `history` holds the earlier positions of the
-    /// game as this side knew them, oldest first (for repetitions and perpetual check);
-    /// `chase_rule` says whether perpetual chase loses in this game.
-    fn choose(
-        &self,
-        pos: &Position,
-        level: u8,
-        budget: Duration,
-        history: &[Past],
-        chase_rule: bool,
-    ) -> Option<Move>;
+    /// when there is no legal move. `history` is the game judged on this side's
+    /// positions up to `pos`, under the game's rules (repetitions, the perpetual
+    /// rules).
+    fn choose(&self, pos: &Position, level: u8, budget: Duration, history: &Judge) -> Option<Move>;
     /// Evaluates the position for the side to move.
     fn evaluate(&self, pos: &Position, budget: Duration) -> Evaluation;
 }
@@ -148,8 +142,7 @@ impl Engine for GreedyEngine {
         pos: &Position,
         level: u8,
         _budget: Duration,
-        _history: &[Past],
-        _chase_rule: bool,
+        _history: &Judge,
     ) -> Option<Move> {
         let moves = pos.legal_moves();
         if moves.is_empty() {
@@ -198,7 +191,7 @@ impl SearchEngine {
     fn with_engine<T>(
         &self,
         skill: u8,
-        chase_rule: bool,
+        rules: RuleSet,
         f: impl FnOnce(&mut jieqi_engine::Engine) -> T,
     ) -> T {
         let taken = self.idle.lock().ok().and_then(|mut v| v.pop());
@@ -211,7 +204,7 @@ impl SearchEngine {
         let mut opts = e.options().clone();
         opts.skill_level = skill;
         opts.threads = 1;
-        opts.chase_rule = chase_rule;
+        opts.rules = rules;
         e.set_options(opts);
         e.new_game();
         e.clear_stop();
@@ -237,37 +230,33 @@ impl Engine for SearchEngine {
         "jieqi-engine"
     }
 
-    fn choose(
-        &self,
-        pos: &Position,
-        level: u8,
-        budget: Duration,
-        history: &[Past],
-        chase_rule: bool,
-    ) -> Option<Move> {
+    fn choose(&self, pos: &Position, level: u8, budget: Duration, history: &Judge) -> Option<Move> {
         let limits = jieqi_engine::Limits::movetime(budget.max(Duration::from_millis(20)));
-        self.with_engine(skill_of(level), chase_rule, |e| {
+        self.with_engine(skill_of(level), *history.rules(), |e| {
             e.search(pos, &limits, history).map(|r| r.best)
         })
     }
 
     fn evaluate(&self, pos: &Position, budget: Duration) -> Evaluation {
         let limits = jieqi_engine::Limits::movetime(budget);
-        self.with_engine(20, false, |e| match e.search(pos, &limits, &[]) {
-            None => Evaluation {
-                score_cp: None,
-                best: None,
-                depth: 0,
-            },
-            Some(r) => Evaluation {
-                score_cp: Some(match r.score {
-                    jieqi_engine::Score::Cp(c) => c,
-                    jieqi_engine::Score::Mate(m) if m > 0 => 100_000 - m,
-                    jieqi_engine::Score::Mate(m) => -100_000 - m,
-                }),
-                best: Some(r.best),
-                depth: r.depth,
-            },
+        let history = Judge::new(RuleSet::STANDARD, pos);
+        self.with_engine(20, RuleSet::STANDARD, |e| {
+            match e.search(pos, &limits, &history) {
+                None => Evaluation {
+                    score_cp: None,
+                    best: None,
+                    depth: 0,
+                },
+                Some(r) => Evaluation {
+                    score_cp: Some(match r.score {
+                        jieqi_engine::Score::Cp(c) => c,
+                        jieqi_engine::Score::Mate(m) if m > 0 => 100_000 - m,
+                        jieqi_engine::Score::Mate(m) => -100_000 - m,
+                    }),
+                    best: Some(r.best),
+                    depth: r.depth,
+                },
+            }
         })
     }
 }
@@ -304,14 +293,13 @@ impl EnginePool {
         pos: Position,
         level: u8,
         budget: Duration,
-        history: Vec<Past>,
-        chase_rule: bool,
+        history: Judge,
     ) -> Option<Move> {
         let permit = Arc::clone(&self.permits).acquire_owned().await.ok()?;
         let engine = Arc::clone(&self.engine);
         tokio::task::spawn_blocking(move || {
             let _permit = permit;
-            engine.choose(&pos, level, budget, &history, chase_rule)
+            engine.choose(&pos, level, budget, &history)
         })
         .await
         .ok()
@@ -341,9 +329,10 @@ mod tests {
     fn search_engine_plays_legal_moves_at_every_level() {
         let e = SearchEngine::new(1);
         let start = Position::start();
+        let fresh = Judge::new(RuleSet::STANDARD, &start);
         for level in [1, 4, 8] {
             let m = e
-                .choose(&start, level, Duration::from_millis(30), &[], false)
+                .choose(&start, level, Duration::from_millis(30), &fresh)
                 .unwrap();
             assert!(start.is_legal(m));
         }
@@ -359,20 +348,21 @@ mod tests {
         // Red, far behind, has chased the black cannon between a7 and b7; b2a2 repeats
         // the chase: the drawing move under the standard rules, a loss with the chase
         // rule.
-        let mut pos = Position::from_fen("3aka1nn/9/c8/9/9/9/9/1R7/9/3K5 w - - 10 20").unwrap();
-        let mut history = Vec::new();
-        for text in ["b2a2", "a7b7", "a2b2", "b7a7"] {
-            let m = jieqi_core::UciMove::parse(text).unwrap().to_plain();
-            history.push(Past::of(&pos, m));
-            pos.play(m, jieqi_core::Reveals::NONE).unwrap();
-        }
+        let start = Position::from_fen("3aka1nn/9/c8/9/9/9/9/1R7/9/3K5 w - - 10 20").unwrap();
+        let moves = ["b2a2", "a7b7", "a2b2", "b7a7"].map(|t| {
+            (
+                jieqi_core::UciMove::parse(t).unwrap().to_plain(),
+                Default::default(),
+            )
+        });
         let e = SearchEngine::new(1);
-        let choose = |chase_rule| {
-            e.choose(&pos, 8, Duration::from_millis(100), &history, chase_rule)
+        let choose = |rules| {
+            let (history, pos) = Judge::replay(rules, &start, moves).unwrap();
+            e.choose(&pos, 8, Duration::from_millis(100), &history)
                 .map(|m| m.to_string())
         };
-        assert_eq!(choose(false).as_deref(), Some("b2a2"));
-        assert_ne!(choose(true).as_deref(), Some("b2a2"));
+        assert_eq!(choose(RuleSet::STANDARD).as_deref(), Some("b2a2"));
+        assert_ne!(choose(RuleSet::TOURNAMENT).as_deref(), Some("b2a2"));
     }
 
     #[test]
@@ -381,13 +371,25 @@ mod tests {
         let pos = Position::from_fen("3k5/9/r8/9/9/R8/9/9/9/4K4 w - - 0 1").unwrap();
         let e = GreedyEngine;
         assert_eq!(
-            e.choose(&pos, 5, Duration::ZERO, &[], false)
-                .map(|m| m.to_string()),
+            e.choose(
+                &pos,
+                5,
+                Duration::ZERO,
+                &Judge::new(RuleSet::STANDARD, &pos)
+            )
+            .map(|m| m.to_string()),
             Some("a4a7".to_string())
         );
         let start = Position::start();
         for level in 1..=3 {
-            let m = e.choose(&start, level, Duration::ZERO, &[], false).unwrap();
+            let m = e
+                .choose(
+                    &start,
+                    level,
+                    Duration::ZERO,
+                    &Judge::new(RuleSet::STANDARD, &start),
+                )
+                .unwrap();
             assert!(start.is_legal(m));
         }
         let ev = e.evaluate(&pos, Duration::ZERO);

@@ -5,12 +5,11 @@
 //! identity in a message comes from those positions or those reveals, never from the
 //! deal directly (the deal goes out only in [`EndOut`], once the game is over).
 
-use jieqi_core::game::Ply;
+use jieqi_core::game::{Judge, Ply};
 use jieqi_core::notation::{Notation, Script, write_move};
 use jieqi_core::{
     ByColor, Color, Game, Material, Move, MoveList, Outcome, Piece, Position, Role, UciMove, Viewer,
 };
-use jieqi_engine::Past;
 use serde::Serialize;
 use serde::ser::{SerializeMap, Serializer};
 
@@ -342,10 +341,11 @@ pub fn outcome_text(o: Outcome) -> String {
     }
 }
 
-/// The three viewers' positions, kept move by move, with their earlier positions (what
-/// an engine playing that side may use for repetitions and the perpetual-check rule).
+/// The three viewers' positions, kept move by move, each with the game judged on that
+/// viewer's positions (what an engine playing that side uses for repetitions and the
+/// perpetual rules: the referee's judge with the viewer's repetition keys).
 #[derive(Clone, Debug)]
-pub struct ViewerPositions(pub [Position; 3], pub [Vec<Past>; 3]);
+pub struct ViewerPositions(pub [Position; 3], pub [Judge; 3]);
 
 impl ViewerPositions {
     /// The current positions of `game` for each served viewer.
@@ -355,15 +355,17 @@ impl ViewerPositions {
             VIEWERS.map(|v| game.view(v).position()),
             VIEWERS.map(|v| {
                 let view = game.view(v);
-                (0..n)
-                    .map(|i| Past::of(&view.position_after(i), game.plies()[i].mv))
-                    .collect()
+                let mut judge = Judge::new(*game.rules(), &view.position_after(0));
+                for i in 1..=n {
+                    judge.push_seen(&view.position_after(i), game.judge());
+                }
+                judge
             }),
         )
     }
 
-    /// `v`'s earlier positions, oldest first.
-    pub fn history(&self, v: Viewer) -> &[Past] {
+    /// The game judged on `v`'s positions, up to its current one.
+    pub fn history(&self, v: Viewer) -> &Judge {
         &self.1[viewer_index(v)]
     }
 
@@ -378,16 +380,6 @@ impl ViewerPositions {
         let ply = game.plies().last().expect("a ply was just played");
         let mut outs: Vec<PlyOut> = Vec::with_capacity(3);
         let mut seen: Vec<(jieqi_core::Reveals, usize)> = Vec::with_capacity(3);
-        // The viewers' boards are the same: their records differ only in the key.
-        let first = Past::of(&self.0[0], ply.mv);
-        for i in 0..VIEWERS.len() {
-            let past = if self.0[i].board() == self.0[0].board() {
-                first.on_same_board(&self.0[i])
-            } else {
-                Past::of(&self.0[i], ply.mv)
-            };
-            self.1[i].push(past);
-        }
         for (i, v) in VIEWERS.iter().enumerate() {
             let rv = game.view(*v).reveals(ply);
             // The boards of all viewers are the same (only pools and captured
@@ -404,6 +396,8 @@ impl ViewerPositions {
             outs.push(out);
             seen.push((rv, i));
             self.0[i].play_unchecked(ply.mv, rv);
+            // The viewers' boards are the referee's: only the repetition key differs.
+            self.1[i].push_seen(&self.0[i], game.judge());
         }
         let [a, b, c]: [PlyOut; 3] = outs.try_into().expect("three viewers");
         [a, b, c]
@@ -490,10 +484,7 @@ mod tests {
         for v in VIEWERS {
             assert_eq!(vp.history(v), whole.history(v));
         }
-        assert_ne!(
-            vp.history(Viewer::RED)[1].key,
-            vp.history(Viewer::Spectator)[1].key
-        );
+        assert_ne!(vp.history(Viewer::RED), vp.history(Viewer::Spectator));
         fn vp_uci(v: Viewer) -> &'static str {
             if v == Viewer::RED { "b2b9Cn" } else { "b2b9C" }
         }

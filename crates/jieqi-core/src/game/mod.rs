@@ -2,15 +2,18 @@
 //! adjudication of every rule of RULES.md §5.
 
 mod chase;
+mod judge;
 mod outcome;
 mod rules;
 
+pub use chase::{Squares, chased_by, counting_checkers};
+pub use judge::{Judge, Perpetual, Streaks};
 pub use outcome::{Outcome, Reason};
 pub use rules::RuleSet;
 
 use crate::{
-    Color, Deal, Material, Move, PlayError, Position, Reveals, Role, Square, UciMove, UciMoveError,
-    View, Viewer,
+    Color, Deal, Material, Move, PlayError, Position, Reveals, Role, UciMove, UciMoveError, View,
+    Viewer,
 };
 
 /// One ply as the referee saw it.
@@ -29,10 +32,6 @@ pub struct Ply {
     pub check: bool,
     /// Position hash after the move (referee's pools).
     pub hash: u64,
-    /// Ids of the non-exempt pieces giving check after the move (for 长将).
-    check_ids: Vec<u8>,
-    /// Ids of enemy pieces chased after the move (for 长捉).
-    chase_ids: Vec<u8>,
 }
 
 impl Ply {
@@ -76,7 +75,7 @@ pub struct Game {
     rules: RuleSet,
     position: Position,
     plies: Vec<Ply>,
-    ids: [u8; 90],
+    judge: Judge,
     outcome: Option<Outcome>,
 }
 
@@ -106,18 +105,18 @@ impl Game {
                 expected
             )));
         }
-        let mut ids = [0u8; 90];
-        for (id, (sq, _)) in (1..).zip(start.board().pieces()) {
-            ids[sq.index()] = id;
-        }
+        let judge = Judge::new(rules, &start);
+        // A start that already ends the game (no legal move, bare kings, the
+        // capture-free count reached) is judged at once.
+        let outcome = judge.verdict(&start);
         Ok(Game {
             position: start.clone(),
             start,
             deal,
             rules,
             plies: Vec::new(),
-            ids,
-            outcome: None,
+            judge,
+            outcome,
         })
     }
 
@@ -188,182 +187,28 @@ impl Game {
             crate::Piece::Up(_, r) => Some(r),
             crate::Piece::Down(_) => None,
         });
-        self.position.play(m, rv)?;
-        let id = self.ids[m.from.index()];
-        self.ids[m.from.index()] = 0;
-        self.ids[m.to.index()] = id;
-        let check = self.position.is_check();
-        let check_ids = if check {
-            self.checking_ids(color)
-        } else {
-            Vec::new()
-        };
-        let chase_ids = if self.rules.chase_rule {
-            self.chased_ids(color)
-        } else {
-            Vec::new()
-        };
+        let undo = self.position.play(m, rv)?;
+        self.judge.push(&self.position, &undo);
         self.plies.push(Ply {
             mv: m,
             color,
             reveals: rv,
             captured,
-            check,
+            check: self.judge.in_check(),
             hash: self.position.hash(),
-            check_ids,
-            chase_ids,
         });
-        self.outcome = self.adjudicate();
+        self.outcome = self.judge.verdict(&self.position);
         Ok(self.plies.last().expect("just pushed"))
     }
 
-    /// Ids of `by`'s pieces giving check, except pawns, elephants and advisors.
-    fn checking_ids(&self, by: Color) -> Vec<u8> {
-        let b = self.position.board();
-        b.checkers(!by)
-            .into_iter()
-            .filter(|&sq| {
-                !matches!(
-                    b.movement_role(sq),
-                    Some(Role::Pawn | Role::Elephant | Role::Advisor)
-                )
-            })
-            .map(|sq| self.ids[sq.index()])
-            .collect()
-    }
-
-    fn chased_ids(&self, by: Color) -> Vec<u8> {
-        self.position
-            .board()
-            .chased(by)
-            .into_iter()
-            .map(|sq| self.ids[sq.index()])
-            .collect()
-    }
-
-    fn square_of(&self, id: u8) -> Option<Square> {
-        self.ids
-            .iter()
-            .position(|&x| x == id)
-            .and_then(|i| Square::new(i as u8))
-    }
-
-    /// The id common to `color`'s last `n` moves under `pick`, if every one has it.
-    fn perpetual_id(&self, color: Color, n: usize, pick: impl Fn(&Ply) -> &[u8]) -> Option<u8> {
-        let own: Vec<&Ply> = self
-            .plies
-            .iter()
-            .rev()
-            .filter(|p| p.color == color)
-            .take(n)
-            .collect();
-        if own.len() < n {
-            return None;
-        }
-        // Consecutive own moves: no gap is possible, both sides alternate.
-        pick(own[0])
-            .iter()
-            .copied()
-            .find(|id| own.iter().all(|p| pick(p).contains(id)))
-    }
-
-    /// Length of `color`'s current streak of moves sharing one id under `pick`.
-    fn streak(&self, color: Color, pick: impl Fn(&Ply) -> &[u8]) -> usize {
-        let own: Vec<&Ply> = self
-            .plies
-            .iter()
-            .rev()
-            .filter(|p| p.color == color)
-            .collect();
-        let Some(first) = own.first() else { return 0 };
-        pick(first)
-            .iter()
-            .map(|id| own.iter().take_while(|p| pick(p).contains(id)).count())
-            .max()
-            .unwrap_or(0)
-    }
-
-    fn adjudicate(&self) -> Option<Outcome> {
-        let mover = !self.position.turn();
-        if self.position.count_legal() == 0 {
-            let reason = if self.position.is_check() {
-                Reason::Checkmate
-            } else {
-                Reason::Stalemate
-            };
-            return Some(Outcome::Win {
-                winner: mover,
-                reason,
-            });
-        }
-        let n = self.rules.perpetual_moves;
-        if let Some(id) = self.perpetual_id(mover, n, |p| &p.check_ids) {
-            let square = self
-                .square_of(id)
-                .expect("a checking piece is on the board");
-            let role = self.position.movement_role(square).expect("occupied");
-            return Some(Outcome::Win {
-                winner: !mover,
-                reason: Reason::PerpetualCheck { role, square },
-            });
-        }
-        if self.rules.chase_rule
-            && let Some(id) = self.perpetual_id(mover, n, |p| &p.chase_ids)
-        {
-            let square = self.square_of(id).expect("a chased piece is on the board");
-            let role = match self.position.piece_at(square) {
-                Some(crate::Piece::Up(_, r)) => Some(r),
-                _ => None,
-            };
-            return Some(Outcome::Win {
-                winner: !mover,
-                reason: Reason::PerpetualChase { role, square },
-            });
-        }
-        if self.position.bare_kings() {
-            return Some(Outcome::Draw {
-                reason: Reason::BareKings,
-            });
-        }
-        if self.position.halfmove() >= self.rules.no_capture_plies {
-            return Some(Outcome::Draw {
-                reason: Reason::NoCapture,
-            });
-        }
-        if self.repetitions() >= 3 && !self.perpetual_in_progress() {
-            return Some(Outcome::Draw {
-                reason: Reason::Repetition,
-            });
-        }
-        None
+    /// The judge of the history rules (streaks, repetitions), at the current position.
+    pub fn judge(&self) -> &Judge {
+        &self.judge
     }
 
     /// How many times the current position has occurred (same board, side and pools).
     pub fn repetitions(&self) -> usize {
-        let h = self.position.hash();
-        self.plies.iter().filter(|p| p.hash == h).count() + usize::from(self.start.hash() == h)
-    }
-
-    /// Whether a side has checked (or chased) with one piece on every move it made since
-    /// the current position first occurred: a repetition is then not a draw, and the
-    /// perpetual rule decides (不变作和 covers only the allowed perpetuals).
-    fn perpetual_in_progress(&self) -> bool {
-        let h = self.position.hash();
-        let first = if self.start.hash() == h {
-            0
-        } else {
-            self.plies
-                .iter()
-                .position(|p| p.hash == h)
-                .map_or(self.plies.len(), |i| i + 1)
-        };
-        let cycle = &self.plies[first..];
-        Color::ALL.into_iter().any(|c| {
-            let moves = cycle.iter().filter(|p| p.color == c).count();
-            moves > 0
-                && (self.streak(c, |p| &p.check_ids) >= moves
-                    || (self.rules.chase_rule && self.streak(c, |p| &p.chase_ids) >= moves))
-        })
+        self.judge.occurrences()
     }
 
     /// Ends the game: `color` resigns.

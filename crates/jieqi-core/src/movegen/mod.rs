@@ -305,7 +305,7 @@ impl Board {
     /// own king's safety, among `allowed`; `blocked` holds the own pieces and every
     /// point not allowed. The king steps in its palace.
     #[inline(always)]
-    fn piece_targets(
+    pub(crate) fn piece_targets(
         &self,
         us: usize,
         from: usize,

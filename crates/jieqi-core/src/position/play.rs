@@ -39,6 +39,17 @@ impl Undo {
     pub fn is_capture(&self) -> bool {
         self.captured != 0
     }
+
+    /// The move.
+    pub fn mv(&self) -> Move {
+        self.mv
+    }
+
+    /// The board cells the move changed, as they were before it: the mover's (face-down
+    /// or not) and the captured piece's (0 when none).
+    pub(crate) fn cells_before(&self) -> (u8, u8) {
+        (self.moved, self.captured)
+    }
 }
 
 /// Why a move could not be played.

@@ -2,6 +2,7 @@
 //! every stated identity against the deal, and the stated result against the rules.
 
 use super::Record;
+use crate::game::Judge;
 use crate::{Deal, Game, GameError, Outcome, Position, Reveals, Role, Square};
 
 /// Why a record failed verification.
@@ -179,24 +180,25 @@ pub(crate) fn verify(rec: &Record) -> Result<VerifyReport, VerifyError> {
             (game.plies().len(), game.outcome(), true)
         }
         None => {
+            // Without a deal, reveals are taken as written; every other rule is judged
+            // as the referee judges it.
             let mut pos = rec.start.clone();
+            let mut judge = Judge::new(rec.rules, &pos);
+            let mut outcome = judge.verdict(&pos);
             for (i, m) in rec.moves.iter().enumerate() {
                 let ply = i + 1;
+                if let Some(o) = outcome {
+                    return Err(err(ply, VerifyReason::AfterEnd(o)));
+                }
                 if pos.board().is_hidden(m.mv.from) && m.reveals.mover.is_none() {
                     return Err(err(ply, VerifyReason::UnknownReveal(m.mv.from)));
                 }
-                pos.play(m.mv, m.reveals)
+                let undo = pos
+                    .play(m.mv, m.reveals)
                     .map_err(|e| err(ply, VerifyReason::Illegal(e.to_string())))?;
+                judge.push(&pos, &undo);
+                outcome = judge.verdict(&pos);
             }
-            // Without a deal only the end by moves can be decided.
-            let outcome = (pos.count_legal() == 0).then(|| Outcome::Win {
-                winner: !pos.turn(),
-                reason: if pos.is_check() {
-                    crate::Reason::Checkmate
-                } else {
-                    crate::Reason::Stalemate
-                },
-            });
             (rec.moves.len(), outcome, false)
         }
     };
