@@ -312,3 +312,90 @@ fn views_hide_captured_identities_per_option() {
         );
     }
 }
+
+/// The squares that the move `m` (no reveal) chases in `fen` (RULES.md §5).
+fn chases(fen: &str, m: &str) -> Vec<String> {
+    let mut pos = Position::from_fen(fen).unwrap();
+    let mv = jieqi_core::UciMove::parse(m).unwrap().to_plain();
+    let undo = pos.play(mv, jieqi_core::Reveals::NONE).unwrap();
+    let set = jieqi_core::game::chased_by(pos.board(), &undo);
+    Square::all()
+        .filter(|s| set >> s.index() & 1 == 1)
+        .map(|s| s.to_string())
+        .collect()
+}
+
+#[test]
+fn a_chase_is_an_attack_the_move_made() {
+    // The rook steps onto the cannon's file: a new attack on an unprotected piece.
+    let fen = "4k4/9/c8/9/9/9/9/1R7/9/3K5 w - - 0 1";
+    assert_eq!(chases(fen, "b2a2"), ["a7"]);
+    assert!(chases(fen, "b2c2").is_empty(), "no attack");
+    // Standing attacks are not renewed: by a move elsewhere, nor by the attacker
+    // moving along the line it already attacked on.
+    let standing = "4k4/9/c8/9/9/9/9/R8/9/3K5 w - - 0 1";
+    assert!(chases(standing, "d0d1").is_empty());
+    assert!(chases(standing, "a2a3").is_empty());
+}
+
+#[test]
+fn discovered_chases_by_an_opened_line_and_a_new_cannon_screen() {
+    // The horse leaves the rook's file: the rook now attacks the cannon on a7.
+    assert_eq!(
+        chases("4k4/9/c8/9/9/N8/9/R8/9/3K5 w - - 0 1", "a4b6"),
+        ["a7"]
+    );
+    // The horse becomes the screen of the cannon on a2, which now attacks a7.
+    assert_eq!(
+        chases("4k4/9/n8/9/9/9/2N6/C8/9/3K5 w - - 0 1", "c3a4"),
+        ["a7"]
+    );
+}
+
+#[test]
+fn the_king_protects_as_it_really_can() {
+    // The king beside the cannon takes back on d9: no chase.
+    assert!(chases("3ck4/9/9/9/9/9/9/2R6/9/5K3 w - - 0 1", "c2d2").is_empty());
+    // Two points away it cannot: a chase.
+    assert_eq!(
+        chases("3c1k3/9/9/9/9/9/9/2R6/9/4K4 w - - 0 1", "c2d2"),
+        ["d9"]
+    );
+    // Far down the king's open file the king protects nothing (it is no rook).
+    assert_eq!(
+        chases("4k4/9/9/9/4c4/9/9/R8/9/3K5 w - - 0 1", "a2a5"),
+        ["e5"]
+    );
+}
+
+#[test]
+fn exchanges_rooks_and_checks() {
+    // The black rook attacks the red rook in return: an offered exchange, no chase.
+    assert!(chases("4k4/9/r8/9/9/9/9/1R7/9/3K5 w - - 0 1", "b2a2").is_empty());
+    // A rook attacked by a horse is chased even when protected (the horse on c8)…
+    assert_eq!(
+        chases("4k4/2n6/r8/9/9/3N5/9/9/9/3K5 w - - 0 1", "d4c6"),
+        ["a7"]
+    );
+    // … a protected cannon is not.
+    assert!(chases("4k4/2n6/c8/9/9/3N5/9/9/9/3K5 w - - 0 1", "d4c6").is_empty());
+    // A check is not a chase: the horse's new attack on f6 counts only without check.
+    assert!(chases("4k4/9/9/5c3/2N6/9/9/9/9/3K5 w - - 0 1", "c5d7").is_empty());
+    assert_eq!(
+        chases("5k3/9/9/5c3/2N6/9/9/9/9/3K5 w - - 0 1", "c5d7"),
+        ["f6"]
+    );
+}
+
+#[test]
+fn a_stalemated_start_is_over_before_any_move() {
+    // Black to move has no legal move: Red has won, and no move may follow.
+    let g = game("3k5/4P4/9/9/9/9/9/9/9/5K3 b - - 0 1", RuleSet::STANDARD);
+    assert_eq!(
+        g.outcome(),
+        Some(Outcome::Win {
+            winner: Color::Red,
+            reason: Reason::Stalemate
+        })
+    );
+}
