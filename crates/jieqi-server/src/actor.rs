@@ -1086,7 +1086,7 @@ impl Actor {
             tracing::info!(
                 game = %self.id,
                 result = o.result_str(),
-                reason = o.reason().code(),
+                reason = o.reason().name(),
                 plies = self.game.plies().len(),
                 "game finished"
             );
