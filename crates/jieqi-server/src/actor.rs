@@ -145,28 +145,8 @@ pub struct Actor {
 /// How long a finished game with nobody watching stays in memory.
 const IDLE_FINISHED: Duration = Duration::from_secs(60);
 
-fn outcome_from_record(f: &FinishRecord) -> Outcome {
-    let reason = match f.reason.as_str() {
-        "resignation" => Reason::Resignation,
-        "time" => Reason::Time,
-        "agreement" => Reason::Agreement,
-        "abandonment" => Reason::Abandonment,
-        "forfeit" => Reason::Forfeit,
-        _ => Reason::Adjudication,
-    };
-    match f.winner {
-        Some(winner) => Outcome::Win { winner, reason },
-        None => Outcome::Draw { reason },
-    }
-}
-
-fn finish_record(o: Outcome, at_ms: u64) -> FinishRecord {
-    FinishRecord {
-        result: o.result_str().to_string(),
-        winner: o.winner(),
-        reason: o.reason().code().to_string(),
-        at_ms,
-    }
+fn finish_record(outcome: Outcome, at_ms: u64) -> FinishRecord {
+    FinishRecord { outcome, at_ms }
 }
 
 fn corrupt(id: &str, why: impl Into<String>) -> StoreError {
@@ -204,7 +184,7 @@ pub fn replay_stored(
     if game.outcome().is_none()
         && let Some(f) = &s.finish
     {
-        let _ = game.finish(outcome_from_record(f));
+        let _ = game.finish(f.outcome);
     }
     Ok((game, metas, tc))
 }
