@@ -164,8 +164,8 @@ pub enum ListKind {
 /// A change to a stored game.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Write {
-    /// Create a game.
-    Create(NewGame),
+    /// Create a game (boxed: it is many times the size of the other changes).
+    Create(Box<NewGame>),
     /// Append a move (and, if it ended the game, the end), in one transaction.
     Move {
         /// Game id.

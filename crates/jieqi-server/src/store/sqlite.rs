@@ -801,8 +801,12 @@ mod tests {
     async fn a_refused_write_in_a_group_fails_alone() {
         let dir = tempfile::tempdir().unwrap();
         let s = SqliteStore::open(&dir.path().join("t.db"), SyncMode::Normal).unwrap();
-        s.write(Write::Create(new_game("g1"))).await.unwrap();
-        s.write(Write::Create(new_game("g2"))).await.unwrap();
+        s.write(Write::Create(Box::new(new_game("g1"))))
+            .await
+            .unwrap();
+        s.write(Write::Create(Box::new(new_game("g2"))))
+            .await
+            .unwrap();
         let m = |id: &str, n: u32| Write::Move {
             id: id.into(),
             mv: mv(n),
@@ -813,7 +817,7 @@ mod tests {
             s.write(m("g1", 1)),
             s.write(m("g2", 1)),
             s.write(m("g1", 3)),
-            s.write(Write::Create(new_game("g1"))),
+            s.write(Write::Create(Box::new(new_game("g1")))),
             s.write(m("g1", 2)),
             s.write(m("nope", 1)),
             s.write(m("g2", 2)),
@@ -846,11 +850,15 @@ mod tests {
             ..new_game(id)
         };
         let s = SqliteStore::open(&path, SyncMode::Normal).unwrap();
-        s.write(Write::Create(friend("g1", Some("i1"))))
+        s.write(Write::Create(Box::new(friend("g1", Some("i1")))))
             .await
             .unwrap();
-        s.write(Write::Create(friend("g2", None))).await.unwrap();
-        s.write(Write::Create(new_game("g3"))).await.unwrap();
+        s.write(Write::Create(Box::new(friend("g2", None))))
+            .await
+            .unwrap();
+        s.write(Write::Create(Box::new(new_game("g3"))))
+            .await
+            .unwrap();
         assert_eq!(
             s.load("g1").await.unwrap().unwrap().new,
             friend("g1", Some("i1"))
@@ -880,8 +888,14 @@ mod tests {
     async fn round_trip_and_ordering_guard() {
         let dir = tempfile::tempdir().unwrap();
         let s = SqliteStore::open(&dir.path().join("t.db"), SyncMode::Normal).unwrap();
-        s.write(Write::Create(new_game("g1"))).await.unwrap();
-        assert!(s.write(Write::Create(new_game("g1"))).await.is_err());
+        s.write(Write::Create(Box::new(new_game("g1"))))
+            .await
+            .unwrap();
+        assert!(
+            s.write(Write::Create(Box::new(new_game("g1"))))
+                .await
+                .is_err()
+        );
         s.write(Write::Move {
             id: "g1".into(),
             mv: mv(1),
@@ -976,7 +990,9 @@ mod tests {
 
     /// A store holding game `id` with `moves` (plain coordinate moves) and `end`.
     async fn finished(s: &SqliteStore, id: &str, moves: &[&str], end: Outcome) {
-        s.write(Write::Create(new_game(id))).await.unwrap();
+        s.write(Write::Create(Box::new(new_game(id))))
+            .await
+            .unwrap();
         for (n, m) in (1..).zip(moves) {
             s.write(Write::Move {
                 id: id.into(),
