@@ -145,10 +145,6 @@ pub struct Actor {
 /// How long a finished game with nobody watching stays in memory.
 const IDLE_FINISHED: Duration = Duration::from_secs(60);
 
-fn finish_record(outcome: Outcome, at_ms: u64) -> FinishRecord {
-    FinishRecord { outcome, at_ms }
-}
-
 fn corrupt(id: &str, why: impl Into<String>) -> StoreError {
     StoreError::Corrupt {
         id: id.to_string(),
@@ -661,7 +657,7 @@ impl Actor {
                 black_ms: stored.black,
                 at_ms,
             },
-            finish: outcome.map(|o| finish_record(o, at_ms)),
+            finish: outcome.map(|outcome| FinishRecord { outcome, at_ms }),
         };
         if let Err(e) = self.shared.store.write(write).await {
             tracing::error!(game = %self.id, "cannot store move {m}: {e}");
@@ -730,7 +726,7 @@ impl Actor {
         let at_ms = now_ms();
         let w = Write::Finish {
             id: self.id.clone(),
-            finish: finish_record(o, at_ms),
+            finish: FinishRecord { outcome: o, at_ms },
         };
         if let Err(e) = self.shared.store.write(w).await {
             tracing::error!(game = %self.id, "cannot store the end: {e}");
