@@ -145,30 +145,6 @@ pub struct Actor {
 /// How long a finished game with nobody watching stays in memory.
 const IDLE_FINISHED: Duration = Duration::from_secs(60);
 
-fn outcome_from_record(f: &FinishRecord) -> Outcome {
-    let reason = match f.reason.as_str() {
-        "resignation" => Reason::Resignation,
-        "time" => Reason::Time,
-        "agreement" => Reason::Agreement,
-        "abandonment" => Reason::Abandonment,
-        "forfeit" => Reason::Forfeit,
-        _ => Reason::Adjudication,
-    };
-    match f.winner {
-        Some(winner) => Outcome::Win { winner, reason },
-        None => Outcome::Draw { reason },
-    }
-}
-
-fn finish_record(o: Outcome, at_ms: u64) -> FinishRecord {
-    FinishRecord {
-        result: o.result_str().to_string(),
-        winner: o.winner(),
-        reason: o.reason().code().to_string(),
-        at_ms,
-    }
-}
-
 fn corrupt(id: &str, why: impl Into<String>) -> StoreError {
     StoreError::Corrupt {
         id: id.to_string(),
@@ -204,7 +180,7 @@ pub fn replay_stored(
     if game.outcome().is_none()
         && let Some(f) = &s.finish
     {
-        let _ = game.finish(outcome_from_record(f));
+        let _ = game.finish(f.outcome);
     }
     Ok((game, metas, tc))
 }
@@ -681,7 +657,7 @@ impl Actor {
                 black_ms: stored.black,
                 at_ms,
             },
-            finish: outcome.map(|o| finish_record(o, at_ms)),
+            finish: outcome.map(|outcome| FinishRecord { outcome, at_ms }),
         };
         if let Err(e) = self.shared.store.write(write).await {
             tracing::error!(game = %self.id, "cannot store move {m}: {e}");
@@ -750,7 +726,7 @@ impl Actor {
         let at_ms = now_ms();
         let w = Write::Finish {
             id: self.id.clone(),
-            finish: finish_record(o, at_ms),
+            finish: FinishRecord { outcome: o, at_ms },
         };
         if let Err(e) = self.shared.store.write(w).await {
             tracing::error!(game = %self.id, "cannot store the end: {e}");
@@ -1083,7 +1059,7 @@ impl Actor {
             tracing::info!(
                 game = %self.id,
                 result = o.result_str(),
-                reason = o.reason().code(),
+                reason = o.reason().name(),
                 plies = self.game.plies().len(),
                 "game finished"
             );

@@ -331,8 +331,8 @@ struct GameSummary {
     plies: u32,
     created_ms: u64,
     updated_ms: u64,
-    result: Option<String>,
-    reason: Option<String>,
+    result: Option<&'static str>,
+    reason: Option<&'static str>,
 }
 
 fn game_summary(s: &Summary) -> GameSummary {
@@ -362,8 +362,8 @@ fn game_summary(s: &Summary) -> GameSummary {
         plies: s.plies,
         created_ms: s.created_ms,
         updated_ms: s.updated_ms,
-        result: s.finish.as_ref().map(|f| f.result.clone()),
-        reason: s.finish.as_ref().map(|f| f.reason.clone()),
+        result: s.finish.map(|f| f.outcome.result_str()),
+        reason: s.finish.map(|f| f.outcome.reason().name()),
     }
 }
 

@@ -315,7 +315,7 @@ pub fn end_out(game: &Game, salt: &str, commitment: &str) -> Option<EndOut> {
     Some(EndOut {
         result: outcome.result_str(),
         winner: outcome.winner().map(Color::name),
-        reason: outcome.reason().code(),
+        reason: outcome.reason().name(),
         text: outcome_text(outcome),
         deal: deal.to_string(),
         salt: salt.to_string(),

@@ -284,7 +284,9 @@ impl Shared {
         let invite_token = opts.invite.map(|_| util::new_token());
         let rec = actor::new_game_record(&id, &opts, &tokens, invite_token.clone(), &deal, &salt);
         let commitment = rec.commitment.clone();
-        self.store.write(Write::Create(rec.clone())).await?;
+        self.store
+            .write(Write::Create(Box::new(rec.clone())))
+            .await?;
         tracing::info!(
             game = %id,
             mode = opts.mode(),

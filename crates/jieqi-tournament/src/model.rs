@@ -1,5 +1,6 @@
 //! The plain data of an event: everything that is saved to a file.
 
+use jieqi_core::{Color, Outcome};
 use serde::{Deserialize, Serialize};
 
 use crate::PlayerId;
@@ -103,6 +104,26 @@ impl GameResult {
             self,
             GameResult::RedWin | GameResult::BlackWin | GameResult::Draw
         )
+    }
+
+    /// A win by forfeit for `winner`: the other side did not play (`+-`, `-+`).
+    pub fn forfeit_win(winner: Color) -> GameResult {
+        match winner {
+            Color::Red => GameResult::RedForfeitWin,
+            Color::Black => GameResult::BlackForfeitWin,
+        }
+    }
+}
+
+/// The result of a game played over the board, from how the referee ended it: the
+/// winner's win or a draw. Why it ended (checkmate, time, …) stays in the outcome.
+impl From<&Outcome> for GameResult {
+    fn from(o: &Outcome) -> GameResult {
+        match o.winner() {
+            Some(Color::Red) => GameResult::RedWin,
+            Some(Color::Black) => GameResult::BlackWin,
+            None => GameResult::Draw,
+        }
     }
 }
 
@@ -397,5 +418,60 @@ impl Bracket {
             .iter()
             .position(|&e| e == p)
             .map(|i| i as u32 + 1)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use jieqi_core::Reason;
+
+    #[test]
+    fn a_played_game_scores_as_its_outcome() {
+        for (outcome, result) in [
+            (
+                Outcome::Win {
+                    winner: Color::Red,
+                    reason: Reason::Checkmate,
+                },
+                GameResult::RedWin,
+            ),
+            (
+                Outcome::Win {
+                    winner: Color::Black,
+                    reason: Reason::Forfeit,
+                },
+                GameResult::BlackWin,
+            ),
+            (
+                Outcome::Draw {
+                    reason: Reason::Repetition,
+                },
+                GameResult::Draw,
+            ),
+        ] {
+            let r = GameResult::from(&outcome);
+            assert_eq!(r, result, "{outcome}");
+            assert!(r.played());
+            let red = match outcome.result_str() {
+                "1-0" => 2,
+                "0-1" => 0,
+                _ => 1,
+            };
+            assert_eq!(r.half_points(), (red, 2 - red), "{outcome}");
+        }
+    }
+
+    #[test]
+    fn forfeit_wins_are_not_played() {
+        assert_eq!(
+            GameResult::forfeit_win(Color::Red),
+            GameResult::RedForfeitWin
+        );
+        assert_eq!(
+            GameResult::forfeit_win(Color::Black),
+            GameResult::BlackForfeitWin
+        );
+        assert!(!GameResult::forfeit_win(Color::Red).played());
     }
 }

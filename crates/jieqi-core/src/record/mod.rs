@@ -160,7 +160,7 @@ impl Record {
     /// Sets the result and the `Termination` tag from an outcome.
     pub fn set_outcome(&mut self, o: Outcome) {
         self.result = o.result_str().to_string();
-        self.set_tag("Termination", o.reason().code());
+        self.set_tag("Termination", o.reason().name());
     }
 
     /// The value of a tag.

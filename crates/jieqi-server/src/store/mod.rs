@@ -8,7 +8,7 @@ pub use sqlite::{SqliteStore, SyncMode};
 use std::future::Future;
 use std::pin::Pin;
 
-use jieqi_core::{ByColor, Color};
+use jieqi_core::{ByColor, Color, Outcome};
 
 /// A boxed future, so the trait stays object-safe.
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
@@ -92,15 +92,12 @@ pub struct MoveRecord {
     pub at_ms: u64,
 }
 
-/// How a game ended, as stored.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// How a game ended, as stored: the outcome (kept as its PGN result, its winner and
+/// its [`Reason::code`](jieqi_core::Reason::code)) and when.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct FinishRecord {
-    /// `1-0`, `0-1`, `1/2-1/2`.
-    pub result: String,
-    /// The winner, if any.
-    pub winner: Option<Color>,
-    /// The reason code.
-    pub reason: String,
+    /// The end.
+    pub outcome: Outcome,
     /// When (Unix ms).
     pub at_ms: u64,
 }
@@ -167,8 +164,8 @@ pub enum ListKind {
 /// A change to a stored game.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Write {
-    /// Create a game.
-    Create(NewGame),
+    /// Create a game (boxed: it is many times the size of the other changes).
+    Create(Box<NewGame>),
     /// Append a move (and, if it ended the game, the end), in one transaction.
     Move {
         /// Game id.

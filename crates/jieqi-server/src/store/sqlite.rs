@@ -4,7 +4,7 @@
 use std::path::Path;
 use std::sync::{Arc, Mutex, mpsc};
 
-use jieqi_core::{ByColor, Color};
+use jieqi_core::{ByColor, Color, Deal, Game, Outcome, Reason, UciMove};
 use rusqlite::{Connection, OptionalExtension, Row, params};
 use tokio::sync::oneshot;
 
@@ -135,7 +135,84 @@ fn migrate(c: &mut Connection) -> Result<(), StoreError> {
             .map_err(db)?;
         }
     }
+    let version: i64 = tx
+        .query_row("PRAGMA user_version", [], |r| r.get(0))
+        .map_err(db)?;
+    if version < 1 {
+        name_perpetual_pieces(&tx)?;
+        tx.pragma_update(None, "user_version", 1).map_err(db)?;
+    }
     tx.commit().map_err(db)
+}
+
+/// Version 1 stores a perpetual with its piece (`perpetual_check:rook:h2`, see
+/// [`Reason::code`]); earlier versions stored the bare `perpetual_check` or
+/// `perpetual_chase`. Each such game gets its piece back from its own moves: replayed,
+/// it ends in the same perpetual with the same winner. A game whose replay does not is
+/// reported and left as it is, so that reading its end fails instead of guessing.
+fn name_perpetual_pieces(tx: &Connection) -> Result<(), StoreError> {
+    type Row = (String, String, String, String, Option<String>, String);
+    let games = tx
+        .prepare(
+            "SELECT id, deal, rules, captured_identity, winner, reason FROM games
+             WHERE reason IN ('perpetual_check', 'perpetual_chase')",
+        )
+        .and_then(|mut st| {
+            st.query_map([], |r| {
+                Ok((
+                    r.get(0)?,
+                    r.get(1)?,
+                    r.get(2)?,
+                    r.get(3)?,
+                    r.get(4)?,
+                    r.get(5)?,
+                ))
+            })?
+            .collect::<rusqlite::Result<Vec<Row>>>()
+        })
+        .map_err(db)?;
+    for (id, deal, rules, captured_identity, winner, name) in games {
+        let moves = tx
+            .prepare("SELECT uci FROM moves WHERE game = ?1 ORDER BY n")
+            .and_then(|mut st| {
+                st.query_map([&id], |r| r.get::<_, String>(0))?
+                    .collect::<rusqlite::Result<Vec<_>>>()
+            })
+            .map_err(db)?;
+        let replayed = replayed_outcome(&deal, &rules, &captured_identity, &moves).filter(|o| {
+            o.reason().name() == name && o.winner().map(Color::name) == winner.as_deref()
+        });
+        match replayed {
+            Some(o) => {
+                tx.execute(
+                    "UPDATE games SET reason = ?2 WHERE id = ?1",
+                    params![id, o.reason().code()],
+                )
+                .map_err(db)?;
+            }
+            None => tracing::error!(
+                game = %id,
+                "stored reason {name:?} is not found again by replaying the game's moves: left unreadable"
+            ),
+        }
+    }
+    Ok(())
+}
+
+/// How a stored game's moves end it, replayed by the referee (`None` if they do not,
+/// or cannot be replayed).
+fn replayed_outcome(
+    deal: &str,
+    rules: &str,
+    captured_identity: &str,
+    moves: &[String],
+) -> Option<Outcome> {
+    let deal = Deal::parse(deal).ok()?;
+    let mut game = Game::new(deal, crate::actor::rules_of(rules, captured_identity)?);
+    for m in moves {
+        game.play(UciMove::parse(m).ok()?.to_plain()).ok()?;
+    }
+    game.outcome()
 }
 
 fn db(e: rusqlite::Error) -> StoreError {
@@ -421,9 +498,9 @@ fn write_finish(tx: &Connection, id: &str, f: &FinishRecord) -> Result<(), Store
              WHERE id = ?1 AND result IS NULL",
         params![
             id,
-            f.result,
-            f.winner.map(Color::name),
-            f.reason,
+            f.outcome.result_str(),
+            f.outcome.winner().map(Color::name),
+            f.outcome.reason().code(),
             i(f.at_ms)
         ],
     )?;
@@ -443,23 +520,54 @@ const SUMMARY_COLS: &str = "id, red_level, black_level, red_joined, black_joined
   MAX(updated_ms, COALESCE((SELECT MAX(at_ms) FROM moves WHERE game = games.id), 0)) AS last_ms,
   started_ms, result, winner, reason, finished_ms, commitment";
 
-fn finish_from(
-    result: Option<String>,
-    winner: Option<String>,
-    reason: Option<String>,
-    at: Option<i64>,
-) -> Option<FinishRecord> {
-    Some(FinishRecord {
-        result: result?,
-        winner: winner.as_deref().and_then(Color::parse_name),
-        reason: reason.unwrap_or_default(),
-        at_ms: u(at.unwrap_or(0)),
+/// The end columns of a game's row as stored: `result`, `winner`, `reason`,
+/// `finished_ms`.
+type FinishColumns = (Option<String>, Option<String>, Option<String>, Option<i64>);
+
+/// Reads a game's end from its row (`None`: not over). A row whose end cannot be read
+/// is reported (logged with the game's id) and is an error: no end is made up for it.
+fn finish_from(id: &str, cols: FinishColumns) -> Result<Option<FinishRecord>, StoreError> {
+    let (result, winner, reason, at) = cols;
+    let Some(result) = result else {
+        return Ok(None);
+    };
+    let read = || -> Result<FinishRecord, String> {
+        let winner = match winner.as_deref() {
+            None => None,
+            Some(w) => Some(Color::parse_name(w).ok_or(format!("unknown winner {w:?}"))?),
+        };
+        let code = reason.ok_or("no reason")?;
+        let reason = Reason::from_code(&code).ok_or(format!("unreadable reason {code:?}"))?;
+        let outcome = match winner {
+            Some(winner) => Outcome::Win { winner, reason },
+            None => Outcome::Draw { reason },
+        };
+        if outcome.result_str() != result {
+            return Err(format!("result {result:?} but winner {winner:?}"));
+        }
+        Ok(FinishRecord {
+            outcome,
+            at_ms: u(at.unwrap_or(0)),
+        })
+    };
+    read().map(Some).map_err(|why| {
+        tracing::error!(game = %id, "stored end unreadable: {why}");
+        StoreError::Corrupt {
+            id: id.to_string(),
+            why,
+        }
     })
 }
 
-fn summary_row(r: &Row<'_>) -> rusqlite::Result<Summary> {
-    Ok(Summary {
-        id: r.get(0)?,
+/// A lobby line, or the error of a row whose end cannot be read.
+fn summary_row(r: &Row<'_>) -> rusqlite::Result<Result<Summary, StoreError>> {
+    let id: String = r.get(0)?;
+    let finish = match finish_from(&id, (r.get(12)?, r.get(13)?, r.get(14)?, r.get(15)?)) {
+        Ok(f) => f,
+        Err(e) => return Ok(Err(e)),
+    };
+    Ok(Ok(Summary {
+        id,
         engine: ByColor {
             red: r.get(1)?,
             black: r.get(2)?,
@@ -475,9 +583,9 @@ fn summary_row(r: &Row<'_>) -> rusqlite::Result<Summary> {
         created_ms: u(r.get(9)?),
         updated_ms: u(r.get(10)?),
         started: r.get::<_, Option<i64>>(11)?.is_some(),
-        finish: finish_from(r.get(12)?, r.get(13)?, r.get(14)?, r.get(15)?),
+        finish,
         commitment: r.get(16)?,
-    })
+    }))
 }
 
 fn load_game(c: &Connection, id: &str) -> Result<Option<StoredGame>, StoreError> {
@@ -490,7 +598,7 @@ fn load_game(c: &Connection, id: &str) -> Result<Option<StoredGame>, StoreError>
              FROM games WHERE id = ?1",
             params![id],
             |r| {
-                Ok(StoredGame {
+                let game = StoredGame {
                     new: NewGame {
                         id: r.get(0)?,
                         created_ms: u(r.get(1)?),
@@ -525,14 +633,19 @@ fn load_game(c: &Connection, id: &str) -> Result<Option<StoredGame>, StoreError>
                     invite_claimed: r.get(17)?,
                     rematch: r.get(19)?,
                     started_ms: r.get::<_, Option<i64>>(20)?.map(u),
-                    finish: finish_from(r.get(21)?, r.get(22)?, r.get(23)?, r.get(24)?),
+                    finish: None,
                     moves: Vec::new(),
-                })
+                };
+                let finish: FinishColumns = (r.get(21)?, r.get(22)?, r.get(23)?, r.get(24)?);
+                Ok((game, finish))
             },
         )
         .optional()
         .map_err(db)?;
-    let Some(mut g) = row else { return Ok(None) };
+    let Some((mut g, finish)) = row else {
+        return Ok(None);
+    };
+    g.finish = finish_from(id, finish)?;
     let mut st = c
         .prepare_cached(
             "SELECT n, uci, red_ms, black_ms, at_ms FROM moves WHERE game = ?1 ORDER BY n",
@@ -602,10 +715,14 @@ impl Store for SqliteStore {
             };
             let sql = format!("SELECT {SUMMARY_COLS} FROM games WHERE {filter} LIMIT ?1");
             let mut st = c.prepare_cached(&sql).map_err(db)?;
-            st.query_map(params![limit], summary_row)
+            let rows = st
+                .query_map(params![limit], summary_row)
                 .map_err(db)?
                 .collect::<Result<Vec<_>, _>>()
-                .map_err(db)
+                .map_err(db)?;
+            // A game whose end cannot be read (reported by `finish_from`) is left out,
+            // so that one bad row does not hide the whole list.
+            Ok(rows.into_iter().filter_map(Result::ok).collect())
         })
     }
 
@@ -615,7 +732,8 @@ impl Store for SqliteStore {
             let sql = format!("SELECT {SUMMARY_COLS} FROM games WHERE id = ?1");
             c.query_row(&sql, params![id], summary_row)
                 .optional()
-                .map_err(db)
+                .map_err(db)?
+                .transpose()
         })
     }
 
@@ -635,6 +753,7 @@ impl Store for SqliteStore {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use jieqi_core::RuleSet;
 
     fn new_game(id: &str) -> NewGame {
         NewGame {
@@ -682,8 +801,12 @@ mod tests {
     async fn a_refused_write_in_a_group_fails_alone() {
         let dir = tempfile::tempdir().unwrap();
         let s = SqliteStore::open(&dir.path().join("t.db"), SyncMode::Normal).unwrap();
-        s.write(Write::Create(new_game("g1"))).await.unwrap();
-        s.write(Write::Create(new_game("g2"))).await.unwrap();
+        s.write(Write::Create(Box::new(new_game("g1"))))
+            .await
+            .unwrap();
+        s.write(Write::Create(Box::new(new_game("g2"))))
+            .await
+            .unwrap();
         let m = |id: &str, n: u32| Write::Move {
             id: id.into(),
             mv: mv(n),
@@ -694,7 +817,7 @@ mod tests {
             s.write(m("g1", 1)),
             s.write(m("g2", 1)),
             s.write(m("g1", 3)),
-            s.write(Write::Create(new_game("g1"))),
+            s.write(Write::Create(Box::new(new_game("g1")))),
             s.write(m("g1", 2)),
             s.write(m("nope", 1)),
             s.write(m("g2", 2)),
@@ -727,11 +850,15 @@ mod tests {
             ..new_game(id)
         };
         let s = SqliteStore::open(&path, SyncMode::Normal).unwrap();
-        s.write(Write::Create(friend("g1", Some("i1"))))
+        s.write(Write::Create(Box::new(friend("g1", Some("i1")))))
             .await
             .unwrap();
-        s.write(Write::Create(friend("g2", None))).await.unwrap();
-        s.write(Write::Create(new_game("g3"))).await.unwrap();
+        s.write(Write::Create(Box::new(friend("g2", None))))
+            .await
+            .unwrap();
+        s.write(Write::Create(Box::new(new_game("g3"))))
+            .await
+            .unwrap();
         assert_eq!(
             s.load("g1").await.unwrap().unwrap().new,
             friend("g1", Some("i1"))
@@ -761,8 +888,14 @@ mod tests {
     async fn round_trip_and_ordering_guard() {
         let dir = tempfile::tempdir().unwrap();
         let s = SqliteStore::open(&dir.path().join("t.db"), SyncMode::Normal).unwrap();
-        s.write(Write::Create(new_game("g1"))).await.unwrap();
-        assert!(s.write(Write::Create(new_game("g1"))).await.is_err());
+        s.write(Write::Create(Box::new(new_game("g1"))))
+            .await
+            .unwrap();
+        assert!(
+            s.write(Write::Create(Box::new(new_game("g1"))))
+                .await
+                .is_err()
+        );
         s.write(Write::Move {
             id: "g1".into(),
             mv: mv(1),
@@ -817,21 +950,22 @@ mod tests {
         let live = s.list(ListKind::Live, 10).await.unwrap();
         assert_eq!((live.len(), live[0].plies), (1, 2));
         let f = FinishRecord {
-            result: "0-1".into(),
-            winner: Some(Color::Black),
-            reason: "resignation".into(),
+            outcome: Outcome::Win {
+                winner: Color::Black,
+                reason: Reason::Resignation,
+            },
             at_ms: 9,
         };
         s.write(Write::Finish {
             id: "g1".into(),
-            finish: f.clone(),
+            finish: f,
         })
         .await
         .unwrap();
         assert!(
             s.write(Write::Finish {
                 id: "g1".into(),
-                finish: f.clone()
+                finish: f
             })
             .await
             .is_err()
@@ -852,5 +986,192 @@ mod tests {
         assert_eq!(recent.len(), 1);
         assert_eq!(recent[0].plies, 2);
         assert!(s.load("nope").await.unwrap().is_none());
+    }
+
+    /// A store holding game `id` with `moves` (plain coordinate moves) and `end`.
+    async fn finished(s: &SqliteStore, id: &str, moves: &[&str], end: Outcome) {
+        s.write(Write::Create(Box::new(new_game(id))))
+            .await
+            .unwrap();
+        for (n, m) in (1..).zip(moves) {
+            s.write(Write::Move {
+                id: id.into(),
+                mv: MoveRecord {
+                    uci: m.to_string(),
+                    ..mv(n)
+                },
+                finish: None,
+            })
+            .await
+            .unwrap();
+        }
+        let finish = FinishRecord {
+            outcome: end,
+            at_ms: 9,
+        };
+        s.write(Write::Finish {
+            id: id.into(),
+            finish,
+        })
+        .await
+        .unwrap();
+    }
+
+    /// Sets a game's stored reason text as an earlier version (or damage) left it.
+    fn set_reason(path: &Path, id: &str, reason: &str, version: i64) {
+        let c = Connection::open(path).unwrap();
+        c.execute(
+            "UPDATE games SET reason = ?2 WHERE id = ?1",
+            params![id, reason],
+        )
+        .unwrap();
+        c.pragma_update(None, "user_version", version).unwrap();
+    }
+
+    #[tokio::test]
+    async fn ends_are_stored_as_typed_outcomes() {
+        let dir = tempfile::tempdir().unwrap();
+        let s = SqliteStore::open(&dir.path().join("t.db"), SyncMode::Normal).unwrap();
+        let chase = Outcome::Win {
+            winner: Color::Red,
+            reason: Reason::PerpetualChase {
+                role: None,
+                square: jieqi_core::Square::parse("c6").unwrap(),
+            },
+        };
+        let draw = Outcome::Draw {
+            reason: Reason::Agreement,
+        };
+        finished(&s, "g1", &[], chase).await;
+        finished(&s, "g2", &[], draw).await;
+        let end = |g: &StoredGame| g.finish.map(|f| f.outcome);
+        assert_eq!(end(&s.load("g1").await.unwrap().unwrap()), Some(chase));
+        assert_eq!(end(&s.load("g2").await.unwrap().unwrap()), Some(draw));
+        let sum = s.summary("g1").await.unwrap().unwrap();
+        assert_eq!(sum.finish.map(|f| f.outcome), Some(chase));
+        let recent = s.list(ListKind::Recent, 10).await.unwrap();
+        assert_eq!(recent.len(), 2);
+        let c = s.reader.lock().unwrap();
+        let row: (String, String, String) = c
+            .query_row(
+                "SELECT result, winner, reason FROM games WHERE id = 'g1'",
+                [],
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+            )
+            .unwrap();
+        assert_eq!(
+            row,
+            (
+                "1-0".into(),
+                "red".into(),
+                "perpetual_chase:hidden:c6".into()
+            )
+        );
+    }
+
+    /// A Red rook checks the Black king along ranks 8 and 7 while the king steps
+    /// between e8 and e7: Black wins by perpetual check.
+    const PERPETUAL: &[&str] = &[
+        "a0a1", "e9e8", "a1d1", "a6a5", "d1d7", "i6i5", "d7g7", "a5a4", "g7g8", "e8e7", "g8g7",
+        "e7e8", "g7g8", "e8e7", "g8g7", "e7e8", "g7g8", "e8e7", "g8g7", "e7e8", "g7g8", "e8e7",
+        "g8g7", "e7e8", "g7g8", "e8e7", "g8g7",
+    ];
+
+    /// The referee's end of [`PERPETUAL`], which stops at the first move that ends it.
+    fn perpetual() -> (Vec<&'static str>, Outcome) {
+        let mut game = Game::new(Deal::standard(), RuleSet::STANDARD);
+        let mut played = Vec::new();
+        for m in PERPETUAL {
+            game.play(UciMove::parse(m).unwrap().to_plain()).unwrap();
+            played.push(*m);
+            if let Some(o) = game.outcome() {
+                return (played, o);
+            }
+        }
+        panic!("no end after {played:?}");
+    }
+
+    #[tokio::test]
+    async fn old_bare_perpetual_reasons_get_their_piece_from_the_moves() {
+        let (moves, end) = perpetual();
+        assert!(
+            matches!(
+                end,
+                Outcome::Win {
+                    winner: Color::Black,
+                    reason: Reason::PerpetualCheck {
+                        role: jieqi_core::Role::Rook,
+                        ..
+                    }
+                }
+            ),
+            "{end:?}"
+        );
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.db");
+        let s = SqliteStore::open(&path, SyncMode::Normal).unwrap();
+        finished(&s, "g1", &moves, end).await;
+        // Stored as a perpetual check, but its moves end in none.
+        finished(&s, "g2", &moves[..3], end).await;
+        finished(&s, "g3", &moves[..3], end).await;
+        s.close();
+        drop(s);
+        set_reason(&path, "g1", "perpetual_check", 0);
+        set_reason(&path, "g2", "perpetual_check", 0);
+        set_reason(&path, "g3", "perpetual_chase", 0);
+        let s = SqliteStore::open(&path, SyncMode::Normal).unwrap();
+        let g1 = s.load("g1").await.unwrap().unwrap();
+        assert_eq!(g1.finish.map(|f| f.outcome), Some(end));
+        for id in ["g2", "g3"] {
+            assert!(
+                matches!(s.load(id).await, Err(StoreError::Corrupt { id: ref i, .. }) if i == id),
+                "{id}"
+            );
+            assert!(s.summary(id).await.is_err(), "{id}");
+        }
+        let recent = s.list(ListKind::Recent, 10).await.unwrap();
+        assert_eq!(
+            recent.iter().map(|g| g.id.as_str()).collect::<Vec<_>>(),
+            ["g1"],
+            "unreadable games are left out of the lobby"
+        );
+        s.close();
+        drop(s);
+        // The upgrade is done once: a bare code written later is not read.
+        set_reason(&path, "g1", "perpetual_check", 1);
+        let s = SqliteStore::open(&path, SyncMode::Normal).unwrap();
+        assert!(s.load("g1").await.is_err());
+    }
+
+    #[tokio::test]
+    async fn an_unreadable_end_is_an_error_not_a_guess() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.db");
+        let s = SqliteStore::open(&path, SyncMode::Normal).unwrap();
+        let draw = Outcome::Draw {
+            reason: Reason::Repetition,
+        };
+        for id in ["g1", "g2", "g3", "g4"] {
+            finished(&s, id, &[], draw).await;
+        }
+        s.close();
+        drop(s);
+        set_reason(&path, "g1", "ply_cap", 1);
+        let c = Connection::open(&path).unwrap();
+        c.execute("UPDATE games SET reason = NULL WHERE id = 'g2'", [])
+            .unwrap();
+        c.execute("UPDATE games SET winner = 'green' WHERE id = 'g3'", [])
+            .unwrap();
+        c.execute("UPDATE games SET winner = 'red' WHERE id = 'g4'", [])
+            .unwrap();
+        drop(c);
+        let s = SqliteStore::open(&path, SyncMode::Normal).unwrap();
+        for id in ["g1", "g2", "g3", "g4"] {
+            assert!(
+                matches!(s.load(id).await, Err(StoreError::Corrupt { .. })),
+                "{id}"
+            );
+        }
+        assert!(s.list(ListKind::Recent, 10).await.unwrap().is_empty());
     }
 }

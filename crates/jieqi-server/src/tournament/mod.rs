@@ -339,11 +339,7 @@ pub async fn load_all(shared: &Arc<Shared>) -> Result<usize, StoreError> {
                     continue;
                 }
                 if let Some(f) = shared.store.summary(&bg.game).await?.and_then(|s| s.finish) {
-                    let res = match f.winner {
-                        Some(Color::Red) => GameResult::RedWin,
-                        Some(Color::Black) => GameResult::BlackWin,
-                        None => GameResult::Draw,
-                    };
+                    let res = GameResult::from(&f.outcome);
                     if next.state.set_result(r + 1, b + 1, res, false).is_ok() {
                         changed = true;
                     }
@@ -434,11 +430,7 @@ pub fn game_ended(shared: &Arc<Shared>, game: &str, outcome: Option<Outcome>) {
     let (Some(event), Some(o)) = (shared.tournaments.event_of_game(game), outcome) else {
         return;
     };
-    let result = match o.winner() {
-        Some(Color::Red) => GameResult::RedWin,
-        Some(Color::Black) => GameResult::BlackWin,
-        None => GameResult::Draw,
-    };
+    let result = GameResult::from(&o);
     let shared = Arc::clone(shared);
     let game = game.to_string();
     tokio::spawn(async move {

@@ -218,7 +218,7 @@ fn progress(g: &FinishedGame, r: &MatchResult, tty: bool) {
             g.record.red,
             g.record.black,
             g.record.outcome.result_str(),
-            g.record.outcome.termination(),
+            g.record.termination(),
             t.wins,
             t.draws,
             t.losses

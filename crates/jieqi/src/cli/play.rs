@@ -9,14 +9,12 @@ use std::time::Instant;
 use anyhow::Context;
 use clap::{Args, ValueEnum};
 use jieqi_core::notation::{Notation, Script, read_move, write_move};
-use jieqi_core::{ByColor, Color, Piece, Position, Role, Square, role_chinese};
+use jieqi_core::{ByColor, Color, Piece, Position, Reason, Role, Square, role_chinese};
 
 use crate::runner::game::{engine_turn, start_clocks};
 use crate::runner::matches::deal_for;
-use crate::runner::outcome::color_title;
-use crate::runner::{
-    Engine, EngineSpec, GameSettings, Outcome, Reason, Referee, RefereeRules, TimeControl,
-};
+use crate::runner::outcome::{Ending, color_title};
+use crate::runner::{Engine, EngineSpec, GameSettings, Referee, RefereeRules, TimeControl};
 
 /// The engine `jieqi play` uses unless `--engine` says otherwise: our own search
 /// engine (`<this executable> uci`).
@@ -170,7 +168,7 @@ fn play(args: PlayArgs) -> anyhow::Result<()> {
         match input.read_line(&mut line) {
             Ok(0) | Err(_) => {
                 writeln!(out, "\n(end of input: you leave the game)")?;
-                referee.finish(Outcome::win(!human, Reason::Abandoned));
+                referee.finish(Ending::win(!human, Reason::Abandonment));
                 break;
             }
             Ok(_) => {}
@@ -178,7 +176,7 @@ fn play(args: PlayArgs) -> anyhow::Result<()> {
         if let TimeControl::Clock { inc_ms, .. } = tc {
             let used = started.elapsed().as_millis() as u64;
             if used > clocks[human] {
-                referee.finish(Outcome::win(!human, Reason::Time));
+                referee.finish(Ending::win(!human, Reason::Time));
                 break;
             }
             clocks[human] = clocks[human] - used + inc_ms;
@@ -201,7 +199,7 @@ fn play(args: PlayArgs) -> anyhow::Result<()> {
                 writeln!(out, "{}", list.join(" "))?;
             }
             "resign" | "quit" | "exit" => {
-                referee.finish(Outcome::win(!human, Reason::Resignation));
+                referee.finish(Ending::win(!human, Reason::Resignation));
             }
             _ => match read_move(referee.view(human), text) {
                 Err(e) => writeln!(out, "not a move here: {e} (type 'help' for help)")?,
@@ -215,17 +213,17 @@ fn play(args: PlayArgs) -> anyhow::Result<()> {
             },
         }
     }
-    let outcome = referee
-        .outcome()
+    let ending = referee
+        .ending()
         .cloned()
-        .unwrap_or(Outcome::draw(Reason::Abandoned));
+        .unwrap_or(Ending::draw(Reason::Abandonment));
     writeln!(out, "{}", render(&referee, human, style))?;
-    let verdict = match outcome.winner {
+    let verdict = match ending.outcome.winner() {
         Some(c) if c == human => "You win",
         Some(_) => "You lose",
         None => "Draw",
     };
-    writeln!(out, "Game over: {outcome}. {verdict}.")?;
+    writeln!(out, "Game over: {ending}. {verdict}.")?;
     writeln!(out, "Deal: {}", referee.deal())?;
     engine.quit();
     Ok(())

@@ -614,12 +614,9 @@ struct Job {
 /// even start its engine loses by forfeit.
 fn result_of(rec: &GameRecord) -> GameResult {
     let unplayed = rec.moves.is_empty() && rec.faulty.is_some();
-    match (rec.outcome.winner, unplayed) {
-        (Some(Color::Red), false) => GameResult::RedWin,
-        (Some(Color::Black), false) => GameResult::BlackWin,
-        (Some(Color::Red), true) => GameResult::RedForfeitWin,
-        (Some(Color::Black), true) => GameResult::BlackForfeitWin,
-        (None, _) => GameResult::Draw,
+    match rec.outcome.winner() {
+        Some(winner) if unplayed => GameResult::forfeit_win(winner),
+        _ => GameResult::from(&rec.outcome),
     }
 }
 
@@ -799,7 +796,7 @@ fn run_engines(a: RunArgs) -> anyhow::Result<()> {
                         rec.red,
                         rec.black,
                         res.text(),
-                        rec.outcome.termination(),
+                        rec.termination(),
                         rec.moves.len()
                     );
                 }

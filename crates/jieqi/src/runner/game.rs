@@ -2,10 +2,10 @@
 
 use std::time::{Duration, Instant};
 
-use jieqi_core::{ByColor, Color, Deal, Game, UciMove};
+use jieqi_core::{ByColor, Color, Deal, Game, Outcome, Reason, UciMove};
 
 use super::engine::{Engine, EngineError, EngineSpec};
-use super::outcome::{Outcome, Reason};
+use super::outcome::{self, Ending};
 use super::referee::{Referee, RefereeRules};
 
 /// How much thinking time the engines get.
@@ -91,6 +91,9 @@ pub struct GameRecord {
     pub moves: Vec<String>,
     /// How it ended.
     pub outcome: Outcome,
+    /// What exactly happened, where the outcome's reason does not say it (which illegal
+    /// move, why the engine died, the ply cap): see [`Ending::detail`].
+    pub detail: Option<String>,
     /// The referee's `jieqi_core` game: start, rules, deal, every ply with its reveals,
     /// and the end in the core's terms (what the game record is made of).
     pub game: Game,
@@ -142,13 +145,14 @@ pub fn not_started(
     why: String,
 ) -> GameRecord {
     let mut referee = Referee::new(deal, rules);
-    let outcome = Outcome::win(!loser, Reason::Crash(why));
-    referee.finish(outcome.clone());
+    let ending = crashed(loser, &why);
+    referee.finish(ending.clone());
     GameRecord {
         red,
         black,
         moves: Vec::new(),
-        outcome,
+        outcome: ending.outcome,
+        detail: ending.detail,
         game: referee.game().clone(),
         faulty: Some(loser),
     }
@@ -172,7 +176,7 @@ pub fn play_game_with(
         if referee.outcome().is_none()
             && let Err(err) = e.new_game()
         {
-            referee.finish(fault_outcome(side, err));
+            referee.finish(fault_ending(side, err));
             faulty = Some(side);
         }
     }
@@ -183,19 +187,22 @@ pub fn play_game_with(
             Color::Red => red,
             Color::Black => black,
         };
-        if let Err(outcome) = engine_turn(engine, &mut referee, settings, &mut clocks) {
-            referee.finish(outcome);
+        if let Err(ending) = engine_turn(engine, &mut referee, settings, &mut clocks) {
+            referee.finish(ending);
             faulty = Some(side);
         }
     }
+    // The loop ends only once the referee has an end.
+    let ending = referee
+        .ending()
+        .cloned()
+        .unwrap_or(Ending::draw(Reason::Abandonment));
     GameRecord {
         red: names.red,
         black: names.black,
         moves: referee.record().to_vec(),
-        outcome: referee
-            .outcome()
-            .cloned()
-            .unwrap_or(Outcome::draw(Reason::Abandoned)),
+        outcome: ending.outcome,
+        detail: ending.detail,
         game: referee.game().clone(),
         faulty,
     }
@@ -218,7 +225,7 @@ pub fn engine_turn(
     referee: &mut Referee,
     settings: &GameSettings,
     clocks: &mut ByColor<u64>,
-) -> Result<(), Outcome> {
+) -> Result<(), Ending> {
     let side = referee.turn();
     let go = match settings.tc {
         TimeControl::Clock { inc_ms, .. } => format!(
@@ -235,9 +242,9 @@ pub fn engine_turn(
     let budget = Duration::from_millis(clocks[side]);
     let answer = sent.and_then(|()| engine.wait_bestmove(started + budget + grace));
     let elapsed = started.elapsed();
-    let text = answer.map_err(|err| fault_outcome(side, err))?;
+    let text = answer.map_err(|err| fault_ending(side, err))?;
     if elapsed > budget + grace {
-        return Err(Outcome::win(!side, Reason::Time));
+        return Err(Ending::win(!side, Reason::Time));
     }
     if let TimeControl::Clock { inc_ms, .. } = settings.tc {
         let used = elapsed.as_millis() as u64;
@@ -255,15 +262,32 @@ pub fn engine_turn(
         });
     played.map_err(|why| {
         let shown = if text.is_empty() { "(none)" } else { &text };
-        Outcome::win(!side, Reason::IllegalMove(format!("{shown}: {why}")))
+        Ending::win(!side, Reason::Forfeit).with_detail(format!("illegal move {shown}: {why}"))
     })
 }
 
-/// The outcome when `side`'s engine fails to answer properly.
-fn fault_outcome(side: Color, err: EngineError) -> Outcome {
+/// The end when `side`'s engine fails to answer properly.
+fn fault_ending(side: Color, err: EngineError) -> Ending {
     match err {
-        EngineError::Timeout { .. } => Outcome::win(!side, Reason::Time),
-        other => Outcome::win(!side, Reason::Crash(other.to_string())),
+        EngineError::Timeout { .. } => Ending::win(!side, Reason::Time),
+        other => crashed(side, &other.to_string()),
+    }
+}
+
+/// The end when `loser`'s engine died, closed its pipes or could not start.
+fn crashed(loser: Color, why: &str) -> Ending {
+    Ending::win(!loser, Reason::Forfeit).with_detail(format!("engine crashed: {why}"))
+}
+
+impl GameRecord {
+    /// The Termination tag text (the detail if any, else the reason's).
+    pub fn termination(&self) -> String {
+        outcome::termination(&self.outcome, self.detail.as_deref())
+    }
+
+    /// Red's score: 1, 0.5 or 0.
+    pub fn red_score(&self) -> f64 {
+        outcome::red_score(&self.outcome)
     }
 }
 
@@ -327,16 +351,29 @@ mod tests {
         let red = scripted("e3e4 a0a5", "cat >/dev/null");
         let black = scripted("e6e5 a9a8", "cat >/dev/null");
         let rec = play_game(&red, &black, Deal::standard(), &settings());
-        assert_eq!(rec.outcome.winner, Some(Color::Black), "{:?}", rec.outcome);
-        assert!(matches!(rec.outcome.reason, Reason::IllegalMove(ref m) if m.starts_with("a0a5")));
+        assert_eq!(
+            rec.outcome.winner(),
+            Some(Color::Black),
+            "{:?}",
+            rec.outcome
+        );
+        assert_eq!(rec.outcome.reason(), Reason::Forfeit);
+        assert!(
+            rec.termination().starts_with("illegal move a0a5: "),
+            "{rec:?}"
+        );
         assert_eq!(rec.moves, ["e3e4P", "e6e5p"]);
         assert_eq!(rec.faulty, Some(Color::Red));
         // Garbage is illegal too.
         let red = scripted("e3e4", "cat >/dev/null");
         let black = scripted("hello", "cat >/dev/null");
         let rec = play_game(&red, &black, Deal::standard(), &settings());
-        assert_eq!(rec.outcome.winner, Some(Color::Red));
-        assert!(matches!(rec.outcome.reason, Reason::IllegalMove(_)));
+        assert_eq!(rec.outcome.winner(), Some(Color::Red));
+        assert_eq!(rec.outcome.reason(), Reason::Forfeit);
+        assert!(
+            rec.termination().starts_with("illegal move hello: "),
+            "{rec:?}"
+        );
     }
 
     #[test]
@@ -344,8 +381,14 @@ mod tests {
         let red = scripted("e3e4", "exit 3");
         let black = scripted("e6e5", "exit 0");
         let rec = play_game(&red, &black, Deal::standard(), &settings());
-        assert_eq!(rec.outcome.winner, Some(Color::Black), "{:?}", rec.outcome);
-        assert!(matches!(rec.outcome.reason, Reason::Crash(_)));
+        assert_eq!(
+            rec.outcome.winner(),
+            Some(Color::Black),
+            "{:?}",
+            rec.outcome
+        );
+        assert_eq!(rec.outcome.reason(), Reason::Forfeit);
+        assert!(rec.termination().starts_with("engine crashed: "), "{rec:?}");
     }
 
     #[test]
@@ -357,7 +400,8 @@ mod tests {
             ..settings()
         };
         let rec = play_game(&red, &black, Deal::standard(), &s);
-        assert_eq!(rec.outcome, Outcome::win(Color::Red, Reason::Time));
+        assert_eq!(rec.outcome, Ending::win(Color::Red, Reason::Time).outcome);
+        assert_eq!(rec.termination(), "time forfeit");
         assert_eq!(rec.faulty, Some(Color::Black));
     }
 
@@ -376,7 +420,7 @@ mod tests {
             rules: RefereeRules::default(),
         };
         let rec = play_game(&red, &black, Deal::standard(), &s);
-        assert_eq!(rec.outcome, Outcome::win(Color::Black, Reason::Time));
+        assert_eq!(rec.outcome, Ending::win(Color::Black, Reason::Time).outcome);
         assert!(rec.moves.len() <= 4, "{:?}", rec.moves);
     }
 
@@ -385,6 +429,9 @@ mod tests {
         let red = scripted("e3e4", "cat >/dev/null");
         let black = EngineSpec::parse("/nonexistent/engine").unwrap();
         let rec = play_game(&red, &black, Deal::standard(), &settings());
-        assert_eq!(rec.outcome.winner, Some(Color::Red));
+        assert_eq!(rec.outcome.winner(), Some(Color::Red));
+        assert_eq!(rec.outcome.reason(), Reason::Forfeit);
+        assert!(rec.termination().starts_with("engine crashed: "), "{rec:?}");
+        assert!(rec.moves.is_empty());
     }
 }

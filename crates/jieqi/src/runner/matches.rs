@@ -101,13 +101,10 @@ impl MatchResult {
 
     /// Counts one game.
     fn add(&mut self, g: &FinishedGame, sprt: Option<Sprt>) {
-        let red = g.record.outcome.red_score();
+        let red = g.record.red_score();
         let first = if g.first_is_red { red } else { 1.0 - red };
         self.trinomial.add(first);
-        *self
-            .terminations
-            .entry(g.record.outcome.termination())
-            .or_insert(0) += 1;
+        *self.terminations.entry(g.record.termination()).or_insert(0) += 1;
         if let Some(other) = self.open_pairs.remove(&g.pair) {
             self.pentanomial.add(other, first);
         } else {

@@ -22,5 +22,5 @@ pub use engine::{Engine, EngineError, EngineSpec};
 pub use game::{GameRecord, GameSettings, TimeControl, play_game, play_game_with};
 pub use jieqi_core::view::CapturedIdentity;
 pub use matches::{FinishedGame, MatchConfig, MatchResult, run_match};
-pub use outcome::{Outcome, Reason};
+pub use outcome::Ending;
 pub use referee::{Referee, RefereeRules};

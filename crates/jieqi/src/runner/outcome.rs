@@ -1,118 +1,103 @@
-//! How a game ended: the winner (or a draw) and the reason, as the referee states it.
+//! How a game ended, as the runner reports it: the core's [`Outcome`] (who won and
+//! why, in `jieqi_core`'s one vocabulary) and, when the reason alone does not say what
+//! happened, a detail beside it (which illegal move, why the engine died, the ply cap).
 
-use jieqi_core::Color;
-use jieqi_core::game::{Outcome as CoreOutcome, Reason as CoreReason};
+use jieqi_core::{Color, Outcome, Reason};
 
-/// Why a game ended (RULES.md §5, plus the match runner's own ends).
+/// The end of a game: the core's outcome and the runner's detail.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Reason {
-    /// The side to move is in check with no legal move (将死).
-    Checkmate,
-    /// The side to move has no legal move and is not in check (困毙, a loss).
-    Stalemate,
-    /// The loser gave check with one piece after each of its last 9 moves (长将).
-    PerpetualCheck,
-    /// The loser chased one enemy piece after each of its last 9 moves (长捉).
-    PerpetualChase,
-    /// Both sides agreed to a draw.
-    Agreement,
-    /// The same position for the third time.
-    Repetition,
-    /// 80 plies in a row without a capture.
-    NoCapture,
-    /// Neither side has anything but its king.
-    BareKings,
-    /// The runner's ply cap was reached.
-    PlyCap,
-    /// The loser sent a move that is not legal, or not a move at all.
-    IllegalMove(String),
-    /// The loser's process died or closed its pipes.
-    Crash(String),
-    /// The loser ran out of time or never answered.
-    Time,
-    /// The loser resigned.
-    Resignation,
-    /// The game was stopped before its end (the loser left).
-    Abandoned,
+pub struct Ending {
+    /// Who won and why.
+    pub outcome: Outcome,
+    /// What exactly happened, where the reason does not say it: `illegal move a0a5: …`
+    /// or `engine crashed: …` (both [`Reason::Forfeit`]), `ply cap`
+    /// ([`Reason::Adjudication`]). Shown instead of the reason's own text.
+    pub detail: Option<String>,
 }
 
-/// The end of a game: who won (`None`: a draw) and why.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Outcome {
-    /// The winner, or `None` for a draw.
-    pub winner: Option<Color>,
-    /// Why the game ended.
-    pub reason: Reason,
-}
-
-impl Outcome {
-    /// A win for `winner`.
-    pub fn win(winner: Color, reason: Reason) -> Outcome {
-        Outcome {
-            winner: Some(winner),
-            reason,
+impl Ending {
+    /// An end the outcome tells all about.
+    pub fn new(outcome: Outcome) -> Ending {
+        Ending {
+            outcome,
+            detail: None,
         }
+    }
+
+    /// A win for `winner`.
+    pub fn win(winner: Color, reason: Reason) -> Ending {
+        Ending::new(Outcome::Win { winner, reason })
     }
 
     /// A draw.
-    pub fn draw(reason: Reason) -> Outcome {
-        Outcome {
-            winner: None,
-            reason,
+    pub fn draw(reason: Reason) -> Ending {
+        Ending::new(Outcome::Draw { reason })
+    }
+
+    /// The same end with what exactly happened.
+    pub fn with_detail(self, detail: impl Into<String>) -> Ending {
+        Ending {
+            detail: Some(detail.into()),
+            ..self
         }
     }
 
-    /// The PGN result: `1-0`, `0-1` or `1/2-1/2`.
-    pub fn result_str(&self) -> &'static str {
-        match self.winner {
-            Some(Color::Red) => "1-0",
-            Some(Color::Black) => "0-1",
-            None => "1/2-1/2",
-        }
-    }
-
-    /// Red's score: 1, 0.5 or 0.
-    pub fn red_score(&self) -> f64 {
-        match self.winner {
-            Some(Color::Red) => 1.0,
-            Some(Color::Black) => 0.0,
-            None => 0.5,
-        }
-    }
-
-    /// The Termination tag text.
+    /// The Termination tag text, also the key of the match's termination counts.
     pub fn termination(&self) -> String {
-        match &self.reason {
-            Reason::Checkmate => "checkmate".into(),
-            Reason::Stalemate => "stalemate".into(),
-            Reason::PerpetualCheck => "perpetual check".into(),
-            Reason::PerpetualChase => "perpetual chase".into(),
-            Reason::Agreement => "agreement".into(),
-            Reason::Repetition => "threefold repetition".into(),
-            Reason::NoCapture => "80 plies without capture".into(),
-            Reason::BareKings => "bare kings".into(),
-            Reason::PlyCap => "ply cap".into(),
-            Reason::IllegalMove(m) => format!("illegal move {m}"),
-            Reason::Crash(why) => format!("engine crashed: {why}"),
-            Reason::Time => "time forfeit".into(),
-            Reason::Resignation => "resignation".into(),
-            Reason::Abandoned => "abandonment".into(),
-        }
+        termination(&self.outcome, self.detail.as_deref())
     }
 }
 
-impl std::fmt::Display for Outcome {
+impl std::fmt::Display for Ending {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self.winner {
-            Some(c) => write!(
-                f,
-                "{} {} wins by {}",
-                self.result_str(),
-                color_title(c),
-                self.termination()
-            ),
-            None => write!(f, "{} draw by {}", self.result_str(), self.termination()),
-        }
+        describe(f, &self.outcome, self.detail.as_deref())
+    }
+}
+
+/// The Termination tag text of an end: the detail if there is one, else the reason's.
+pub fn termination(outcome: &Outcome, detail: Option<&str>) -> String {
+    if let Some(d) = detail {
+        return d.to_string();
+    }
+    match outcome.reason() {
+        Reason::Checkmate => "checkmate",
+        Reason::Stalemate => "stalemate",
+        // Without the piece: the termination counts group all perpetuals together.
+        Reason::PerpetualCheck { .. } => "perpetual check",
+        Reason::PerpetualChase { .. } => "perpetual chase",
+        Reason::NoCapture => "80 plies without capture",
+        Reason::Repetition => "threefold repetition",
+        Reason::BareKings => "bare kings",
+        Reason::Resignation => "resignation",
+        Reason::Time => "time forfeit",
+        Reason::Agreement => "agreement",
+        Reason::Abandonment => "abandonment",
+        Reason::Forfeit => "forfeit",
+        Reason::Adjudication => "adjudication",
+    }
+    .to_string()
+}
+
+/// `1-0 Red wins by checkmate`, `1/2-1/2 draw by ply cap`.
+pub fn describe(
+    f: &mut impl std::fmt::Write,
+    outcome: &Outcome,
+    detail: Option<&str>,
+) -> std::fmt::Result {
+    let result = outcome.result_str();
+    let how = termination(outcome, detail);
+    match outcome.winner() {
+        Some(c) => write!(f, "{result} {} wins by {how}", color_title(c)),
+        None => write!(f, "{result} draw by {how}"),
+    }
+}
+
+/// Red's score: 1, 0.5 or 0.
+pub fn red_score(outcome: &Outcome) -> f64 {
+    match outcome.winner() {
+        Some(Color::Red) => 1.0,
+        Some(Color::Black) => 0.0,
+        None => 0.5,
     }
 }
 
@@ -124,51 +109,72 @@ pub fn color_title(c: Color) -> &'static str {
     }
 }
 
-impl From<CoreOutcome> for Outcome {
-    fn from(o: CoreOutcome) -> Outcome {
-        let reason = match o.reason() {
-            CoreReason::Checkmate => Reason::Checkmate,
-            CoreReason::Stalemate => Reason::Stalemate,
-            CoreReason::PerpetualCheck { .. } => Reason::PerpetualCheck,
-            CoreReason::PerpetualChase { .. } => Reason::PerpetualChase,
-            CoreReason::NoCapture => Reason::NoCapture,
-            CoreReason::Repetition => Reason::Repetition,
-            CoreReason::BareKings => Reason::BareKings,
-            CoreReason::Resignation => Reason::Resignation,
-            CoreReason::Time => Reason::Time,
-            CoreReason::Agreement => Reason::Agreement,
-            CoreReason::Abandonment => Reason::Abandoned,
-            CoreReason::Forfeit => Reason::IllegalMove(String::new()),
-            CoreReason::Adjudication => Reason::PlyCap,
-        };
-        Outcome {
-            winner: o.winner(),
-            reason,
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use jieqi_core::{Role, Square};
+
+    #[test]
+    fn terminations_read_as_before() {
+        let e8 = Square::parse("e8").unwrap();
+        for (ending, text, line) in [
+            (
+                Ending::win(Color::Red, Reason::Checkmate),
+                "checkmate",
+                "1-0 Red wins by checkmate",
+            ),
+            (
+                Ending::win(
+                    Color::Black,
+                    Reason::PerpetualCheck {
+                        role: Role::Rook,
+                        square: e8,
+                    },
+                ),
+                "perpetual check",
+                "0-1 Black wins by perpetual check",
+            ),
+            (
+                Ending::win(Color::Red, Reason::Time),
+                "time forfeit",
+                "1-0 Red wins by time forfeit",
+            ),
+            (
+                Ending::draw(Reason::NoCapture),
+                "80 plies without capture",
+                "1/2-1/2 draw by 80 plies without capture",
+            ),
+            (
+                Ending::win(Color::Black, Reason::Forfeit).with_detail("illegal move e0e2: no"),
+                "illegal move e0e2: no",
+                "0-1 Black wins by illegal move e0e2: no",
+            ),
+            (
+                Ending::draw(Reason::Adjudication).with_detail("ply cap"),
+                "ply cap",
+                "1/2-1/2 draw by ply cap",
+            ),
+            (
+                Ending::win(Color::Red, Reason::Forfeit),
+                "forfeit",
+                "1-0 Red wins by forfeit",
+            ),
+        ] {
+            assert_eq!(ending.termination(), text);
+            assert_eq!(ending.to_string(), line);
         }
     }
-}
 
-impl Outcome {
-    /// The same end in `jieqi_core`'s terms (details such as the illegal move dropped).
-    pub fn to_core(&self) -> CoreOutcome {
-        let reason = match &self.reason {
-            Reason::Checkmate => CoreReason::Checkmate,
-            Reason::Stalemate => CoreReason::Stalemate,
-            // The square and role are known only to the game that found the perpetual.
-            Reason::PerpetualCheck | Reason::PerpetualChase => CoreReason::Adjudication,
-            Reason::NoCapture => CoreReason::NoCapture,
-            Reason::Repetition => CoreReason::Repetition,
-            Reason::BareKings => CoreReason::BareKings,
-            Reason::Agreement => CoreReason::Agreement,
-            Reason::PlyCap => CoreReason::Adjudication,
-            Reason::IllegalMove(_) | Reason::Crash(_) => CoreReason::Forfeit,
-            Reason::Time => CoreReason::Time,
-            Reason::Resignation => CoreReason::Resignation,
-            Reason::Abandoned => CoreReason::Abandonment,
-        };
-        match self.winner {
-            Some(winner) => CoreOutcome::Win { winner, reason },
-            None => CoreOutcome::Draw { reason },
-        }
+    #[test]
+    fn scores() {
+        assert_eq!(
+            red_score(&Ending::win(Color::Red, Reason::Time).outcome),
+            1.0
+        );
+        assert_eq!(
+            red_score(&Ending::win(Color::Black, Reason::Time).outcome),
+            0.0
+        );
+        assert_eq!(red_score(&Ending::draw(Reason::Agreement).outcome), 0.5);
     }
 }

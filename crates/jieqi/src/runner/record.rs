@@ -24,7 +24,7 @@ pub struct EventTags {
 /// The record of a finished game: the referee's moves with every reveal and captured
 /// identity, the deal with its commitment under `salt`, the rules, the players, the
 /// event's tags, the result and the runner's termination (`time forfeit`,
-/// `illegal move …`, which the core's reasons do not spell out).
+/// `illegal move …`: the detail the core's reasons do not spell out).
 pub fn game_record(game: &GameRecord, event: &EventTags, salt: &str) -> Record {
     let mut rec = Record::from_game(&game.game);
     rec.deal_commitment = Some(game.game.deal().commitment(salt));
@@ -38,7 +38,7 @@ pub fn game_record(game: &GameRecord, event: &EventTags, salt: &str) -> Record {
         ("Black", game.black.clone()),
         ("TimeControl", event.time_control.clone()),
         ("PlyCount", rec.moves.len().to_string()),
-        ("Termination", game.outcome.termination()),
+        ("Termination", game.termination()),
     ]
     .into_iter()
     .map(|(k, v)| (k.to_string(), v))
@@ -78,23 +78,25 @@ fn civil_from_days(z: i64) -> (i64, u32, u32) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::runner::outcome::{Outcome, Reason};
+    use crate::runner::outcome::Ending;
     use crate::runner::referee::{Referee, RefereeRules};
+    use jieqi_core::Reason;
     use jieqi_core::{Color, Deal, UciMove};
 
     /// A game of the referee's, ended from outside the board.
-    fn game(moves: &str, outcome: Outcome) -> GameRecord {
+    fn game(moves: &str, ending: Ending) -> GameRecord {
         let deal = Deal::parse("RNBAABNRCCPPPPP/rnbaabnrccppppp").unwrap();
         let mut r = Referee::new(deal, RefereeRules::default());
         for m in moves.split_whitespace() {
             r.play(UciMove::parse(m).unwrap().to_plain()).unwrap();
         }
-        r.finish(outcome.clone());
+        r.finish(ending.clone());
         GameRecord {
             red: "a \"quoted\" engine".into(),
             black: "b".into(),
             moves: r.record().to_vec(),
-            outcome,
+            outcome: ending.outcome,
+            detail: ending.detail,
             game: r.game().clone(),
             faulty: Some(Color::Red),
         }
@@ -111,7 +113,7 @@ mod tests {
 
     #[test]
     fn records_carry_tags_reveals_and_the_commitment() {
-        let g = game("h2h9 i9h9 b2b9", Outcome::win(Color::Black, Reason::Time));
+        let g = game("h2h9 i9h9 b2b9", Ending::win(Color::Black, Reason::Time));
         let text = pgn_text(&game_record(&g, &event(), "00ff"));
         for tag in [
             "[Game \"Jieqi\"]",
@@ -146,11 +148,17 @@ mod tests {
     #[test]
     fn a_file_of_games_reads_back_game_by_game() {
         let games = [
-            game("", Outcome::win(Color::Black, Reason::Crash("gone".into()))),
-            game("h2h9 i9h9", Outcome::draw(Reason::PlyCap)),
+            game(
+                "",
+                Ending::win(Color::Black, Reason::Forfeit).with_detail("engine crashed: gone"),
+            ),
+            game(
+                "h2h9 i9h9",
+                Ending::draw(Reason::Adjudication).with_detail("ply cap"),
+            ),
             game(
                 "e3e4",
-                Outcome::win(Color::Red, Reason::IllegalMove("a9a0: no".into())),
+                Ending::win(Color::Red, Reason::Forfeit).with_detail("illegal move a9a0: no"),
             ),
         ];
         let file: String = games
@@ -163,7 +171,7 @@ mod tests {
             r.verify().unwrap();
             assert_eq!(r.result, g.outcome.result_str());
             assert_eq!(r.moves.len(), g.moves.len());
-            assert_eq!(r.tag("Termination"), Some(g.outcome.termination().as_str()));
+            assert_eq!(r.tag("Termination"), Some(g.termination().as_str()));
         }
     }
 

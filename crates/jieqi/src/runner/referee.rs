@@ -5,12 +5,12 @@
 //! move, each side's position and the move strings it was sent, through that side's
 //! `View`, so a side is never told a captured identity it may not know.
 
-use jieqi_core::game::{Game, GameError, Outcome as CoreOutcome, Reason as CoreReason, RuleSet};
+use jieqi_core::game::{Game, GameError, Outcome, Reason, RuleSet};
 use jieqi_core::notation::{Notation, write_move};
 use jieqi_core::view::{CapturedIdentity, Viewer};
 use jieqi_core::{ByColor, Color, Deal, Move, Piece, Position, Role, UciMove};
 
-use super::outcome::{Outcome, Reason};
+use super::outcome::Ending;
 
 /// The rules the referee applies: a `jieqi_core` rule set plus the runner's ply cap.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -68,7 +68,7 @@ pub struct Referee {
     told: ByColor<Vec<String>>,
     record: Vec<String>,
     captures: Vec<Capture>,
-    outcome: Option<Outcome>,
+    ending: Option<Ending>,
 }
 
 impl Referee {
@@ -99,21 +99,18 @@ impl Referee {
             told: ByColor::new_with(|_| Vec::new()),
             record: Vec::new(),
             captures: Vec::new(),
-            outcome: None,
+            ending: None,
             ply_cap,
             game,
         };
         // A start without a legal move is decided before any move.
         if start.is_game_over_by_moves() {
             let reason = if start.is_check() {
-                CoreReason::Checkmate
+                Reason::Checkmate
             } else {
-                CoreReason::Stalemate
+                Reason::Stalemate
             };
-            r.finish(Outcome::from(CoreOutcome::Win {
-                winner: !start.turn(),
-                reason,
-            }));
+            r.finish(Ending::win(!start.turn(), reason));
         }
         r
     }
@@ -200,25 +197,30 @@ impl Referee {
     }
 
     /// The outcome, once the game is over.
-    pub fn outcome(&self) -> Option<&Outcome> {
-        self.outcome.as_ref()
+    pub fn outcome(&self) -> Option<Outcome> {
+        self.ending.as_ref().map(|e| e.outcome)
+    }
+
+    /// The outcome with the runner's detail, once the game is over.
+    pub fn ending(&self) -> Option<&Ending> {
+        self.ending.as_ref()
     }
 
     /// Ends the game from outside the board (time, illegal move, crash, resignation).
-    pub fn finish(&mut self, outcome: Outcome) {
-        if self.outcome.is_none() {
+    pub fn finish(&mut self, ending: Ending) {
+        if self.ending.is_none() {
             // The game may already be over in the core only if we are, so this succeeds.
-            let _ = self.game.finish(outcome.to_core());
-            self.outcome = Some(outcome);
+            let _ = self.game.finish(ending.outcome);
+            self.ending = Some(ending);
         }
     }
 
     /// Plays `m` for the side to move, revealing identities from the deal, telling each
     /// side what it may know, and adjudicating. Fails (changing nothing) if the move is
     /// illegal or the game is over.
-    pub fn play(&mut self, m: Move) -> Result<Option<&Outcome>, GameError> {
-        if let Some(o) = &self.outcome {
-            return Err(GameError::Over(o.to_core()));
+    pub fn play(&mut self, m: Move) -> Result<Option<Outcome>, GameError> {
+        if let Some(o) = self.outcome() {
+            return Err(GameError::Over(o));
         }
         let us = self.game.turn();
         let rv = self.game.reveals_for(m);
@@ -246,17 +248,18 @@ impl Referee {
         }
         self.record.push(record);
         if let Some(o) = self.game.outcome() {
-            self.outcome = Some(Outcome::from(o));
+            self.ending = Some(Ending::new(o));
         } else if self.ply_cap > 0 && self.record.len() as u32 >= self.ply_cap {
-            self.finish(Outcome::draw(Reason::PlyCap));
+            self.finish(Ending::draw(Reason::Adjudication).with_detail("ply cap"));
         }
-        Ok(self.outcome.as_ref())
+        Ok(self.outcome())
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use jieqi_core::Square;
 
     fn mv(s: &str) -> Move {
         UciMove::parse(s).unwrap().to_plain()
@@ -265,10 +268,10 @@ mod tests {
     fn play_all(r: &mut Referee, moves: &str) -> Option<Outcome> {
         for m in moves.split_whitespace() {
             if let Some(o) = r.play(mv(m)).unwrap() {
-                return Some(o.clone());
+                return Some(o);
             }
         }
-        r.outcome().cloned()
+        r.outcome()
     }
 
     #[test]
@@ -356,11 +359,11 @@ mod tests {
         // The rook ladder: b0b8 holds rank 8, a7a9 mates on rank 9.
         let mut r = from("4k4/9/R8/9/9/9/9/9/9/1R1K5 w - - 0 1");
         let o = play_all(&mut r, "b0b8 e9f9 a7a9").unwrap();
-        assert_eq!(o, Outcome::win(Color::Red, Reason::Checkmate));
+        assert_eq!(o, Ending::win(Color::Red, Reason::Checkmate).outcome);
         // Stalemate (困毙) loses: the black king on d9 has no move and is not in check.
         let mut r = from("3k5/9/9/4R4/9/9/9/9/9/4K4 w - - 0 1");
         let o = play_all(&mut r, "e6e8").unwrap();
-        assert_eq!(o, Outcome::win(Color::Red, Reason::Stalemate));
+        assert_eq!(o, Ending::win(Color::Red, Reason::Stalemate).outcome);
     }
 
     #[test]
@@ -368,7 +371,7 @@ mod tests {
         let mut r = from("r4k3/9/9/9/9/9/9/9/9/R2K5 w - - 0 1");
         assert!(play_all(&mut r, "a0a1 a9a8 a1a0 a8a9 a0a1 a9a8 a1a0").is_none());
         let o = play_all(&mut r, "a8a9").unwrap();
-        assert_eq!(o, Outcome::draw(Reason::Repetition));
+        assert_eq!(o, Ending::draw(Reason::Repetition).outcome);
     }
 
     #[test]
@@ -378,7 +381,17 @@ mod tests {
             "a0a9 f9f8 a9a8 f8f9 a8a9 f9f8 a9a8 f8f9 a8a9 f9f8 a9a8 f8f9 a8a9 f9f8 a9a8 f8f9";
         assert_eq!(play_all(&mut r, cycle), None, "no end before the 9th check");
         let o = play_all(&mut r, "a8a9").unwrap();
-        assert_eq!(o, Outcome::win(Color::Black, Reason::PerpetualCheck));
+        assert_eq!(
+            o,
+            Ending::win(
+                Color::Black,
+                Reason::PerpetualCheck {
+                    role: Role::Rook,
+                    square: Square::parse("a9").unwrap()
+                }
+            )
+            .outcome
+        );
     }
 
     #[test]
@@ -386,14 +399,14 @@ mod tests {
         let mut r = from("5k3/4P4/9/9/9/9/9/9/9/3K5 w - - 0 1");
         assert!(play_all(&mut r, "e8f8 f9e9 f8e8 e9f9 e8f8 f9e9 f8e8").is_none());
         let o = play_all(&mut r, "e9f9").unwrap();
-        assert_eq!(o, Outcome::draw(Reason::Repetition));
+        assert_eq!(o, Ending::draw(Reason::Repetition).outcome);
     }
 
     #[test]
     fn no_capture_rule_and_ply_cap() {
         let mut r = from("r4k3/9/9/9/9/9/9/9/9/R2K5 w - - 79 40");
         let o = play_all(&mut r, "a0a1").unwrap();
-        assert_eq!(o, Outcome::draw(Reason::NoCapture));
+        assert_eq!(o, Ending::draw(Reason::NoCapture).outcome);
         let mut r = Referee::from_position(
             Position::from_fen("r4k3/9/9/9/9/9/9/9/9/R2K5 w - - 0 1").unwrap(),
             Deal::standard(),
@@ -404,14 +417,15 @@ mod tests {
         )
         .unwrap();
         let o = play_all(&mut r, "a0a1 a9a8 a1a2").unwrap();
-        assert_eq!(o, Outcome::draw(Reason::PlyCap));
+        assert_eq!(o, Ending::draw(Reason::Adjudication).outcome);
+        assert_eq!(r.ending().unwrap().termination(), "ply cap");
     }
 
     #[test]
     fn bare_kings_draw() {
         let mut r = from("5k3/9/9/9/9/9/9/9/3p5/3K5 w - - 0 1");
         let o = play_all(&mut r, "d0d1").unwrap();
-        assert_eq!(o, Outcome::draw(Reason::BareKings));
+        assert_eq!(o, Ending::draw(Reason::BareKings).outcome);
         assert_eq!(r.captures()[0].identity, Role::Pawn);
     }
 }
