@@ -234,8 +234,7 @@ pub fn read(text: &str) -> Result<Record, ReadRecordError> {
             "move" => {
                 let after = match &fen {
                     Some(f) => Some(
-                        Setup::from_fen(f)
-                            .map_err(|e| bad(format!("fen after the move: {e}")))?,
+                        Setup::from_fen(f).map_err(|e| bad(format!("fen after the move: {e}")))?,
                     ),
                     None => None,
                 };
@@ -289,7 +288,8 @@ pub fn read(text: &str) -> Result<Record, ReadRecordError> {
                 rec.moves.push(rm);
             }
             "adjust" => {
-                let f = fen.ok_or_else(|| bad("an adjust entry needs the \"fen\" after it".into()))?;
+                let f =
+                    fen.ok_or_else(|| bad("an adjust entry needs the \"fen\" after it".into()))?;
                 pos = Position::from_fen(&f)
                     .map_err(|e| bad(format!("fen after the adjustment: {e}")))?;
                 last_fen = Some(f.clone());
@@ -450,8 +450,7 @@ pub fn write(rec: &Record) -> String {
     let metadata = object(&rec.json_layout.metadata, &META_ORDER, meta_value);
     let mut metadata = Some(metadata);
     let mut entries = Some(Json::Array(entries));
-    let top_value = |key: &str, metadata: &mut Option<Json>, entries: &mut Option<Json>| match key
-    {
+    let top_value = |key: &str, metadata: &mut Option<Json>, entries: &mut Option<Json>| match key {
         "metadata" => metadata.take(),
         "moves" => entries.take(),
         _ => None,

@@ -246,7 +246,7 @@ struct Commands {
 /// Takes the commands out of a comment: (commands, the rest of the text).
 fn split_commands(c: &str) -> (Commands, Option<String>) {
     let mut cmds = Commands::default();
-    let mut rest = String::new();
+    let mut pieces: Vec<&str> = Vec::new();
     let mut s = c;
     while let Some(i) = s.find("[%") {
         let Some(e) = s[i..].find(']') else { break };
@@ -267,23 +267,21 @@ fn split_commands(c: &str) -> (Commands, Option<String>) {
             "adjust" => parse_adjust(arg).map(|v| cmds.adjust = Some(v)).is_some(),
             _ => false,
         };
-        rest.push_str(&s[..i]);
-        if !taken {
-            rest.push_str(&s[i..i + e + 1]);
+        if taken {
+            pieces.push(&s[..i]);
+        } else {
+            pieces.push(&s[..i + e + 1]);
         }
-        rest.push(' ');
         s = &s[i + e + 1..];
     }
-    rest.push_str(s);
-    let rest = rest.split_whitespace().collect::<Vec<_>>().join(" ");
-    let rest = if rest.is_empty() {
-        None
-    } else if c.split_whitespace().collect::<Vec<_>>().join(" ") == rest {
-        // Nothing taken out: the comment as written, spacing included.
-        Some(c.to_string())
-    } else {
-        Some(rest)
-    };
+    pieces.push(s);
+    // The text between the commands, its own spacing and line breaks kept.
+    let rest: Vec<&str> = pieces
+        .iter()
+        .map(|p| p.trim())
+        .filter(|p| !p.is_empty())
+        .collect();
+    let rest = (!rest.is_empty()).then(|| rest.join(" "));
     (cmds, rest)
 }
 
@@ -474,9 +472,8 @@ impl Reader<'_> {
                         if depth > 0 {
                             return Err(syntax(*line, "a board edit [%adjust] inside a variation"));
                         }
-                        let position = Position::from_fen(&fen).map_err(|e| {
-                            syntax(*line, format!("[%adjust {data:?}]: {e}"))
-                        })?;
+                        let position = Position::from_fen(&fen)
+                            .map_err(|e| syntax(*line, format!("[%adjust {data:?}]: {e}")))?;
                         pos = position.clone();
                         before_last = None;
                         self.adjustments.push(Adjustment {
@@ -801,7 +798,10 @@ pub fn write(rec: &Record, notation: Notation) -> String {
     tag("Format", notation.format_tag());
     let written_fen = rec.start_fen.as_deref().filter(|f| fen_fits(f, &rec.start));
     if !rec.standard_start() || written_fen.is_some_and(|f| f != fen_of(&rec.start)) {
-        tag("FEN", &written_fen.map_or_else(|| rec.start.fen(), str::to_string));
+        tag(
+            "FEN",
+            &written_fen.map_or_else(|| rec.start.fen(), str::to_string),
+        );
     }
     tag("RuleSet", rec.rules.name);
     tag("CapturedIdentity", rec.rules.captured_identity.name());

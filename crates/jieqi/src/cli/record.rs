@@ -27,7 +27,7 @@ enum RecordCommand {
         /// OUTPUT's extension (.json: json), else pgn.
         #[arg(long)]
         to: Option<String>,
-        /// Notation of PGN moves: chinese, chinese-traditional, wxf or iccs.
+        /// Notation of PGN moves: chinese, chinese-traditional, jieqibox (Chinese in JieqiBox's style), wxf or iccs.
         #[arg(long, default_value = "chinese")]
         notation: String,
         /// For --to json: whose copy (referee, red, black, spectator); it holds only
@@ -42,7 +42,7 @@ enum RecordCommand {
         /// Show the position after this many plies (default: the end).
         #[arg(long)]
         ply: Option<usize>,
-        /// Notation of the move list: chinese, chinese-traditional, wxf or iccs.
+        /// Notation of the move list: chinese, chinese-traditional, jieqibox, wxf or iccs.
         #[arg(long, default_value = "chinese")]
         notation: String,
     },
@@ -80,7 +80,7 @@ fn load_all(path: &Path) -> anyhow::Result<Vec<Record>> {
 
 fn notation(s: &str) -> anyhow::Result<Notation> {
     Notation::parse_name(s).with_context(|| {
-        format!("unknown notation {s:?}: use chinese, chinese-traditional, wxf or iccs")
+        format!("unknown notation {s:?}: use chinese, chinese-traditional, jieqibox, wxf or iccs")
     })
 }
 
