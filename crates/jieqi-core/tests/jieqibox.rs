@@ -424,3 +424,25 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn values_we_have_no_field_for_are_kept_as_written() {
+    // One line (as JieqiBox's autosave writes), a newline after, values of other types.
+    let text = concat!(
+        r#"{"metadata":{"event":"揭棋对局","round":3,"result":"*","initialFen":"","#,
+        r#""flipMode":"random","currentFen":null,"openingComment":""},"moves":[{"type":"move","#,
+        r#""data":"h2e2N","fen":"xxxxkxxxx/9/1x5x1/x1x1x1x1x/9/9/X1X1X1X1X/1X2N4/9/XXXXKXXXX b R2r2N1n2B2b2A2a2C2c2P5p5 - 0 1","#,
+        r#""lastMove":{"from":{"row":7,"col":7},"to":{"row":7,"col":4}},"engineScore":null,"#,
+        r#""engineTime":12.5,"engineDepth":-1,"comment":"","timestamp":1763600000000}],"#,
+        r#""currentMoveIndex":1}"#,
+        "\n"
+    );
+    let rec = jieqibox::read(text).unwrap();
+    assert_eq!(rec.moves[0].engine_time, None);
+    assert_eq!(rec.tag("Round"), None);
+    assert_eq!(jieqibox::write(&rec), text);
+    // A field set since reading wins over the raw value.
+    let mut rec = rec;
+    rec.moves[0].comment = Some("新".into());
+    assert!(jieqibox::write(&rec).contains(r#""comment":"新","timestamp""#));
+}

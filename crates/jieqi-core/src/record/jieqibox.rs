@@ -432,7 +432,12 @@ pub fn write(rec: &Record) -> String {
                 (_, v) => v,
             };
         }
-        let listed = rec.json_layout.metadata.iter().any(|(k, _)| k == key);
+        let read = rec.json_layout.metadata.iter().find(|(k, _)| k == key);
+        let listed = read.is_some();
+        if read.is_some_and(|(_, raw)| raw.is_some()) && key != "openingComment" {
+            // Read as something we keep raw (not a string, an empty initialFen): as read.
+            return None;
+        }
         match key {
             "result" if listed || !from_json || rec.result != "*" => {
                 Some(Json::Str(rec.result.clone()))

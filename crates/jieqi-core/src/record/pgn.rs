@@ -327,7 +327,7 @@ fn parse_eval(arg: &str) -> Option<(f64, Option<u32>)> {
         None => (arg, None),
     };
     let cp: f64 = shift_decimal(score.trim(), true)?.parse().ok()?;
-    Some((cp, depth))
+    cp.is_finite().then_some((cp, depth))
 }
 
 /// A score in centipawns written in pawns, exactly (`82` → `0.82`, `12.5` → `0.125`).
@@ -851,4 +851,61 @@ pub fn write(rec: &Record, notation: Notation) -> String {
     }
     out.push('\n');
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn engine_scores_are_written_in_pawns_exactly() {
+        for (cp, text) in [
+            (82.0, "0.82"),
+            (-5.0, "-0.05"),
+            (29995.0, "299.95"),
+            (0.0, "0.00"),
+            (12.5, "0.125"),
+            (-1234.25, "-12.3425"),
+        ] {
+            assert_eq!(eval_text(cp, None), text);
+            assert_eq!(parse_eval(text), Some((cp, None)));
+        }
+        assert_eq!(eval_text(82.0, Some(12)), "0.82,12");
+        assert_eq!(parse_eval("0.82,12"), Some((82.0, Some(12))));
+        assert_eq!(parse_eval("+1.5"), Some((150.0, None)));
+        assert_eq!(parse_eval("#5"), None);
+        assert_eq!(parse_eval(&"9".repeat(400)), None);
+    }
+
+    #[test]
+    fn engine_times_are_written_as_durations() {
+        for (ms, text) in [
+            (1250, "0:00:01.25"),
+            (0, "0:00:00"),
+            (3_723_004, "1:02:03.004"),
+        ] {
+            assert_eq!(duration_text(ms), text);
+            assert_eq!(parse_duration(text), Some(ms));
+        }
+        assert_eq!(parse_duration("0:00:01.2"), Some(1200));
+        assert_eq!(parse_duration("1.5"), Some(1500));
+        assert_eq!(parse_duration("1:x"), None);
+        assert_eq!(parse_duration("0:00:01.2345"), None);
+    }
+
+    #[test]
+    fn commands_come_out_of_comments_and_the_rest_stays() {
+        let (c, rest) = split_commands("[%eval 0.82,12] [%emt 0:00:01.2] good\nline [%csl Ra1]");
+        assert_eq!(c.eval, Some((82.0, Some(12))));
+        assert_eq!(c.emt, Some(1200));
+        assert_eq!(rest.as_deref(), Some("good\nline [%csl Ra1]"));
+        let text = adjust_text("position_edit:[x] {y} \"q\" \\", "FEN W");
+        assert!(!text[1..text.len() - 1].contains([']', '{', '}']), "{text}");
+        let (c, rest) = split_commands(&format!("{text} 注"));
+        assert_eq!(
+            c.adjust,
+            Some(("position_edit:[x] {y} \"q\" \\".into(), "FEN W".into()))
+        );
+        assert_eq!(rest.as_deref(), Some("注"));
+    }
 }
