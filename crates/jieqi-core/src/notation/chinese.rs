@@ -14,6 +14,10 @@ pub enum Script {
     /// Traditional (繁體): 帥仕相傌俥炮兵 / 將士象馬車包卒, 進退, 後; Black's numbers
     /// full-width `１`–`９`.
     Traditional,
+    /// JieqiBox's own style: simplified characters, Black's numbers full-width `１`–`９`,
+    /// the revealed identity after 翻 (「炮二平五翻马」), same-kind pieces told apart on
+    /// their own file only (「前象进９」, 「前兵/二兵/三兵/后兵」 for four).
+    JieqiBox,
 }
 
 /// A move in Chinese notation as written, before it is matched to a position.
@@ -74,7 +78,7 @@ fn color_of_char(c: char) -> Option<Color> {
 /// The character of a piece in a script.
 pub fn piece_char(color: Color, role: Role, script: Script) -> char {
     match script {
-        Script::Simplified => crate::role_chinese(color, role),
+        Script::Simplified | Script::JieqiBox => crate::role_chinese(color, role),
         Script::Traditional => match (color, role) {
             (Color::Red, Role::King) => '帥',
             (Color::Black, Role::King) => '將',
@@ -114,7 +118,7 @@ fn write_numeral(n: u8, color: Color, script: Script) -> char {
     match (color, script) {
         (Color::Red, _) => CN_NUMERALS[i],
         (Color::Black, Script::Simplified) => (b'1' + i as u8) as char,
-        (Color::Black, Script::Traditional) => {
+        (Color::Black, Script::Traditional | Script::JieqiBox) => {
             char::from_u32('１' as u32 + i as u32).unwrap_or('?')
         }
     }
@@ -335,6 +339,26 @@ impl ChineseMove {
         }
     }
 
+    /// The description of a legal move `m` of `pos` for writing in `script`: as
+    /// [`ChineseMove::from_move`], except that JieqiBox's style names the place on the
+    /// mover's own file without the file (前/后, 前/中/后, 前/二/三/…/后).
+    pub fn from_move_in(pos: &Position, m: Move, rv: Reveals, script: Script) -> ChineseMove {
+        let mut cm = ChineseMove::from_move(pos, m, rv);
+        if script == Script::JieqiBox {
+            let pl = super::descriptive::placement(pos, m.from);
+            if pl.count >= 2 {
+                let pick = match (pl.count, pl.index) {
+                    (_, 0) => Pick::Front,
+                    (c, i) if i + 1 == c => Pick::Back,
+                    (3, _) => Pick::Middle,
+                    (_, i) => Pick::Nth(i as u8 + 1),
+                };
+                cm.locator = Locator::Pick { pick, file: None };
+            }
+        }
+        cm
+    }
+
     /// The text in `script`.
     pub fn to_text(&self, script: Script) -> String {
         let color = self.color;
@@ -367,14 +391,16 @@ impl ChineseMove {
             }
         }
         s.push(match (self.direction, script) {
-            (Direction::Forward, Script::Simplified) => '进',
+            (Direction::Forward, Script::Simplified | Script::JieqiBox) => '进',
             (Direction::Forward, Script::Traditional) => '進',
             (Direction::Backward, _) => '退',
             (Direction::Sideways, _) => '平',
         });
         s.push(write_numeral(self.target, color, script));
         if let Some(r) = self.reveal {
-            if self.face_down {
+            if script == Script::JieqiBox {
+                s.push('翻');
+            } else if self.face_down {
                 s.push(if script == Script::Traditional {
                     '現'
                 } else {

@@ -457,8 +457,18 @@ impl Descriptive {
         let legal = pos.legal_moves();
         let mut fits = Vec::new();
         let mut tried = Vec::new();
+        let mut bad_target = None;
         for &from in &candidates {
-            let to = destination(color, role, from, self.direction, self.target)?;
+            // With several pieces meant (「前象进９」 when two files hold two elephants, as
+            // JieqiBox writes it), one whose file the target does not fit is just not it.
+            let to = match destination(color, role, from, self.direction, self.target) {
+                Ok(to) => to,
+                Err(e) if candidates.len() > 1 => {
+                    bad_target.get_or_insert(e);
+                    None
+                }
+                Err(e) => return Err(e),
+            };
             let m = to.map(|to| Move::new(from, to));
             match m {
                 Some(m) if legal.contains(m) => fits.push(m),
@@ -467,6 +477,9 @@ impl Descriptive {
         }
         let m = match fits.len() {
             0 => {
+                if let Some(e) = bad_target.filter(|_| tried.iter().all(|(_, m)| m.is_none())) {
+                    return Err(e);
+                }
                 return Err(ResolveError::NoneCan {
                     role,
                     candidates: tried,

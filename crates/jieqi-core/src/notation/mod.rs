@@ -47,7 +47,8 @@ pub enum Notation {
 }
 
 impl Notation {
-    /// Parses `chinese`, `chinese-traditional` (or `traditional`), `wxf`, `iccs`/`uci`.
+    /// Parses `chinese`, `chinese-traditional` (or `traditional`), `jieqibox` (Chinese in
+    /// JieqiBox's style), `wxf`, `iccs`/`uci`.
     pub fn parse_name(s: &str) -> Option<Notation> {
         match s.to_ascii_lowercase().as_str() {
             "chinese" | "zh" | "chinese-simplified" | "simplified" => {
@@ -56,6 +57,7 @@ impl Notation {
             "chinese-traditional" | "traditional" | "zh-hant" => {
                 Some(Notation::Chinese(Script::Traditional))
             }
+            "jieqibox" | "chinese-jieqibox" => Some(Notation::Chinese(Script::JieqiBox)),
             "wxf" => Some(Notation::Wxf),
             "iccs" | "uci" => Some(Notation::Iccs),
             _ => None,
@@ -136,7 +138,7 @@ pub fn read_move(pos: &Position, text: &str) -> Result<(Move, Reveals), ReadMove
 /// revealed identity, and a captured face-down identity when it is to be shown).
 pub fn write_move(pos: &Position, m: Move, rv: Reveals, notation: Notation) -> String {
     match notation {
-        Notation::Chinese(script) => ChineseMove::from_move(pos, m, rv).to_text(script),
+        Notation::Chinese(script) => ChineseMove::from_move_in(pos, m, rv, script).to_text(script),
         Notation::Wxf => WxfMove::from_move(pos, m, rv).to_string(),
         Notation::Iccs => UciMove::from_move(pos, m, rv).to_string(),
     }

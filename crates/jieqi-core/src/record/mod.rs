@@ -18,6 +18,7 @@
 //! ```
 
 pub mod jieqibox;
+mod json;
 pub mod pgn;
 pub mod verify;
 pub mod web;
@@ -45,8 +46,53 @@ pub struct RecordMove {
     pub engine_score: Option<f64>,
     /// An engine's thinking time in milliseconds (JieqiBox `engineTime`).
     pub engine_time: Option<u64>,
+    /// The depth of the engine's search behind `engine_score` (JieqiBox `engineDepth`).
+    pub engine_depth: Option<u32>,
+    /// The FEN after the move as the source wrote it (JieqiBox `fen`, PGN `[%fen …]`),
+    /// kept so that it is written back unchanged while it still fits the move.
+    pub fen: Option<String>,
+    /// How the source laid out this move's JSON entry ([`JsonKeys`]); empty if not read
+    /// from JSON.
+    pub json_keys: JsonKeys,
     /// Alternative lines replacing this move, each from the position before it.
     pub variations: Vec<Vec<RecordMove>>,
+}
+
+/// The keys of a JSON object as read, in order, each with the raw JSON text of its value
+/// when the record has no field that holds it exactly (a key JieqiBox added that we do
+/// not model, a number that is not an integer, an empty string). Writing follows this
+/// order, so that a file read and written unchanged comes out byte for byte.
+pub type JsonKeys = Vec<(String, Option<String>)>;
+
+/// A board or pool edit in the main line (JieqiBox `adjust` entry, PGN
+/// `{[%adjust "DATA" FEN]}`): play continues from `position`, as after a `[FEN]`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Adjustment {
+    /// How many main-line moves come before it.
+    pub at: usize,
+    /// What was edited, as JieqiBox writes it (`captured_p+`, `P-`, `position_edit:…`).
+    pub data: String,
+    /// The FEN after the edit, as written.
+    pub fen: String,
+    /// The position after the edit.
+    pub position: Position,
+    /// A comment on the edit.
+    pub comment: Option<String>,
+    /// How the source laid out its JSON entry.
+    pub json_keys: JsonKeys,
+}
+
+/// How a JieqiBox JSON file was laid out, so that writing it back changes nothing.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct JsonLayout {
+    /// The top-level keys (`metadata`, `moves` and any other, kept raw).
+    pub top: JsonKeys,
+    /// The keys of `metadata`.
+    pub metadata: JsonKeys,
+    /// Written on one line (no indentation) rather than indented by two spaces.
+    pub compact: bool,
+    /// Whitespace after the closing brace.
+    pub trailing: String,
 }
 
 impl RecordMove {
@@ -60,6 +106,9 @@ impl RecordMove {
             annotation: None,
             engine_score: None,
             engine_time: None,
+            engine_depth: None,
+            fen: None,
+            json_keys: Vec::new(),
             variations: Vec::new(),
         }
     }
@@ -87,6 +136,13 @@ pub struct Record {
     pub opening_comment: Option<String>,
     /// The main line.
     pub moves: Vec<RecordMove>,
+    /// The start position's FEN as the source wrote it (`[FEN]`, JieqiBox `initialFen`),
+    /// kept so that it is written back unchanged.
+    pub start_fen: Option<String>,
+    /// Board and pool edits in the main line, in order of [`Adjustment::at`].
+    pub adjustments: Vec<Adjustment>,
+    /// The layout of the JieqiBox file the record was read from.
+    pub json_layout: JsonLayout,
 }
 
 /// Why a record could not be read.
@@ -136,6 +192,9 @@ impl Record {
             result: "*".into(),
             opening_comment: None,
             moves: Vec::new(),
+            start_fen: None,
+            adjustments: Vec::new(),
+            json_layout: JsonLayout::default(),
         }
     }
 
@@ -204,47 +263,111 @@ impl Record {
         rv
     }
 
+    /// The adjustments made after `at` main-line moves, in order.
+    pub fn adjustments_at(&self, at: usize) -> impl Iterator<Item = &Adjustment> {
+        self.adjustments.iter().filter(move |a| a.at == at)
+    }
+
+    /// The position before main-line move `at` (0-based) given the position after the
+    /// move before it: the last adjustment made there, if any.
+    fn adjusted(&self, at: usize, pos: Position) -> Position {
+        match self.adjustments_at(at).last() {
+            Some(a) => a.position.clone(),
+            None => pos,
+        }
+    }
+
     /// The positions of the main line: before the first move, then after each move
     /// (`moves.len() + 1` positions), played without checks (see [`Record::verify`]).
+    /// An adjustment replaces the position it follows.
     pub fn positions(&self) -> Vec<Position> {
-        let mut pos = self.start.clone();
+        let mut pos = self.adjusted(0, self.start.clone());
         let mut out = vec![pos.clone()];
-        for m in &self.moves {
+        for (i, m) in self.moves.iter().enumerate() {
             let rv = self.effective_reveals(&pos, m);
             pos.play_unchecked(m.mv, rv);
+            pos = self.adjusted(i + 1, pos);
             out.push(pos.clone());
         }
         out
     }
 
-    /// The position after the last move of the main line.
+    /// The position after the last move of the main line (and the edits after it).
     pub fn final_position(&self) -> Position {
-        self.positions().pop().unwrap_or_else(|| self.start.clone())
+        self.positions()
+            .pop()
+            .unwrap_or_else(|| self.adjusted(0, self.start.clone()))
     }
 
     /// The main line written in a notation, one string per move.
     pub fn move_texts(&self, notation: Notation) -> Vec<String> {
-        let mut pos = self.start.clone();
+        let positions = self.positions();
         self.moves
             .iter()
-            .map(|m| {
-                let t = write_move(&pos, m.mv, m.reveals, notation);
-                pos.play_unchecked(m.mv, self.effective_reveals(&pos, m));
-                t
-            })
+            .zip(&positions)
+            .map(|(m, pos)| write_move(pos, m.mv, m.reveals, notation))
             .collect()
     }
 
     /// A game replayed by a referee, when the record has a deal.
+    /// A record with board edits has none: a referee's game cannot be edited.
     pub fn game(&self) -> Option<Result<Game, VerifyError>> {
+        if !self.adjustments.is_empty() {
+            return None;
+        }
         self.deal.map(|d| verify::replay_game(self, d))
     }
 
     /// Checks the record: the deal against its commitment, every move's legality, every
     /// reveal against the deal (or, without a deal, that each face-down mover's identity
     /// is stated and available), and the result against the rules' adjudication.
+    ///
+    /// A record with board edits ([`Adjustment`]) is checked stretch by stretch: each
+    /// stretch from its edited position, without the deal (which an edit voids), and the
+    /// result against the last one; plies are counted over the whole main line.
     pub fn verify(&self) -> Result<VerifyReport, VerifyError> {
-        verify::verify(self)
+        if self.adjustments.is_empty() {
+            return verify::verify(self);
+        }
+        let mut cuts: Vec<usize> = self.adjustments.iter().map(|a| a.at).collect();
+        cuts.dedup();
+        let mut report = VerifyReport {
+            plies: 0,
+            deal_checked: false,
+            commitment_checked: false,
+            outcome: None,
+        };
+        let mut from = 0;
+        let mut start = self.start.clone();
+        let mut deal = self.deal;
+        for end in cuts.into_iter().chain([self.moves.len()]) {
+            let mut part = Record::new();
+            part.start = start.clone();
+            part.rules = self.rules;
+            part.deal = deal.take();
+            if from == 0 {
+                part.deal_commitment = self.deal_commitment.clone();
+                part.deal_salt = self.deal_salt.clone();
+            }
+            part.moves = self.moves[from..end].to_vec();
+            if end == self.moves.len() && self.adjustments_at(end).next().is_none() {
+                part.result = self.result.clone();
+            }
+            let r = part.verify().map_err(|e| VerifyError {
+                ply: if e.ply == 0 { 0 } else { e.ply + from },
+                reason: e.reason,
+            })?;
+            report.plies += r.plies;
+            report.deal_checked |= r.deal_checked;
+            report.commitment_checked |= r.commitment_checked;
+            report.outcome = r.outcome;
+            start = self.adjusted(end, part.final_position());
+            from = end;
+            if end == self.moves.len() {
+                break;
+            }
+        }
+        Ok(report)
     }
 }
 

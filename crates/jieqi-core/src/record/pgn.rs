@@ -8,7 +8,8 @@
 //! `{[%clk 0:09:58]}`, NAGs `$1`, marks `!`/`?`, variations `( … )`, and bracketed
 //! Chinese remarks such as 「（叫将）」.
 
-use super::{ReadRecordError, Record, RecordMove, advance, resolve_text};
+use super::jieqibox::{fen_fits, fen_of};
+use super::{Adjustment, ReadRecordError, Record, RecordMove, advance, resolve_text};
 use crate::notation::{Notation, write_move};
 use crate::view::CapturedIdentity;
 use crate::{Color, Deal, Position, RuleSet};
@@ -229,18 +230,184 @@ fn push_word(out: &mut Vec<(usize, Token)>, line: usize, word: &str) {
     }
 }
 
-/// Takes `[%clk h:mm:ss]` out of a comment: (clock, rest).
-fn split_clock(c: &str) -> (Option<String>, Option<String>) {
-    if let Some(s) = c.find("[%clk")
-        && let Some(e) = c[s..].find(']')
-    {
-        let clock = c[s + 5..s + e].trim().to_string();
-        let rest = format!("{} {}", &c[..s], &c[s + e + 1..])
-            .trim()
-            .to_string();
-        return (Some(clock), (!rest.is_empty()).then_some(rest));
+/// What a comment carries besides text: `[%clk 0:09:58]` (a clock), `[%eval 0.82,12]`
+/// (an engine score in pawns, with the depth), `[%emt 0:00:01.25]` (the engine's time),
+/// `[%fen …]` (the FEN after the move as a source wrote it) and `[%adjust "DATA" FEN]`
+/// (a board edit). Commands that do not read are left in the text.
+#[derive(Default)]
+struct Commands {
+    clock: Option<String>,
+    eval: Option<(f64, Option<u32>)>,
+    emt: Option<u64>,
+    fen: Option<String>,
+    adjust: Option<(String, String)>,
+}
+
+/// Takes the commands out of a comment: (commands, the rest of the text).
+fn split_commands(c: &str) -> (Commands, Option<String>) {
+    let mut cmds = Commands::default();
+    let mut pieces: Vec<&str> = Vec::new();
+    let mut s = c;
+    while let Some(i) = s.find("[%") {
+        let Some(e) = s[i..].find(']') else { break };
+        let body = &s[i + 2..i + e];
+        let (name, arg) = body.split_once(' ').unwrap_or((body, ""));
+        let arg = arg.trim();
+        let taken = match name {
+            "clk" => {
+                cmds.clock = Some(arg.to_string());
+                true
+            }
+            "eval" => parse_eval(arg).map(|v| cmds.eval = Some(v)).is_some(),
+            "emt" => parse_duration(arg).map(|v| cmds.emt = Some(v)).is_some(),
+            "fen" if !arg.is_empty() => {
+                cmds.fen = Some(arg.to_string());
+                true
+            }
+            "adjust" => parse_adjust(arg).map(|v| cmds.adjust = Some(v)).is_some(),
+            _ => false,
+        };
+        if taken {
+            pieces.push(&s[..i]);
+        } else {
+            pieces.push(&s[..i + e + 1]);
+        }
+        s = &s[i + e + 1..];
     }
-    (None, (!c.is_empty()).then(|| c.to_string()))
+    pieces.push(s);
+    // The text between the commands, its own spacing and line breaks kept.
+    let rest: Vec<&str> = pieces
+        .iter()
+        .map(|p| p.trim())
+        .filter(|p| !p.is_empty())
+        .collect();
+    let rest = (!rest.is_empty()).then(|| rest.join(" "));
+    (cmds, rest)
+}
+
+/// Moves the decimal point of a plain decimal number two places (right: ×100, else
+/// ÷100) on its text, so that no rounding creeps in: `0.125` ⇄ `12.5`.
+fn shift_decimal(text: &str, right: bool) -> Option<String> {
+    let (sign, t) = match text.strip_prefix('-') {
+        Some(t) => ("-", t),
+        None => ("", text.strip_prefix('+').unwrap_or(text)),
+    };
+    let (int, frac) = t.split_once('.').unwrap_or((t, ""));
+    if (int.is_empty() && frac.is_empty())
+        || !int.bytes().chain(frac.bytes()).all(|b| b.is_ascii_digit())
+    {
+        return None;
+    }
+    let mut digits = format!("{int}{frac}");
+    let point = if right {
+        int.len() + 2
+    } else {
+        let pad = 2usize.saturating_sub(int.len());
+        digits.insert_str(0, &"0".repeat(pad));
+        int.len() + pad - 2
+    };
+    if digits.len() < point {
+        digits.push_str(&"0".repeat(point - digits.len()));
+    }
+    let (i, f) = digits.split_at(point);
+    let i = i.trim_start_matches('0');
+    let f = f.trim_end_matches('0');
+    let i = if i.is_empty() { "0" } else { i };
+    Some(if f.is_empty() {
+        format!("{sign}{i}")
+    } else {
+        format!("{sign}{i}.{f}")
+    })
+}
+
+/// `0.82` or `0.82,12`: a score in centipawns and a depth.
+fn parse_eval(arg: &str) -> Option<(f64, Option<u32>)> {
+    let (score, depth) = match arg.split_once(',') {
+        Some((s, d)) => (s, Some(d.trim().parse().ok()?)),
+        None => (arg, None),
+    };
+    let cp: f64 = shift_decimal(score.trim(), true)?.parse().ok()?;
+    cp.is_finite().then_some((cp, depth))
+}
+
+/// A score in centipawns written in pawns, exactly (`82` → `0.82`, `12.5` → `0.125`).
+fn eval_text(cp: f64, depth: Option<u32>) -> String {
+    let s = if cp.fract() == 0.0 && cp.abs() < 1e15 {
+        let n = cp as i64;
+        let sign = if n < 0 { "-" } else { "" };
+        format!("{sign}{}.{:02}", n.abs() / 100, n.abs() % 100)
+    } else {
+        shift_decimal(&format!("{cp}"), false).unwrap_or_else(|| format!("{}", cp / 100.0))
+    };
+    match depth {
+        Some(d) => format!("{s},{d}"),
+        None => s,
+    }
+}
+
+/// `h:mm:ss.fff` (or `mm:ss.fff`, or seconds) in milliseconds.
+fn parse_duration(arg: &str) -> Option<u64> {
+    let parts: Vec<&str> = arg.split(':').collect();
+    if parts.len() > 3 {
+        return None;
+    }
+    let (last, whole) = parts.split_last()?;
+    let (secs, frac) = last.split_once('.').unwrap_or((last, ""));
+    if frac.len() > 3 || !frac.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let mut total: u64 = 0;
+    for p in whole.iter().chain([&secs]) {
+        if p.is_empty() || !p.bytes().all(|b| b.is_ascii_digit()) {
+            return None;
+        }
+        total = total.checked_mul(60)?.checked_add(p.parse().ok()?)?;
+    }
+    let ms: u64 = format!("{frac:0<3}").parse().ok()?;
+    total.checked_mul(1000)?.checked_add(ms)
+}
+
+/// Milliseconds as `h:mm:ss.fff`, the fraction left out when zero and cut of its
+/// trailing zeros.
+fn duration_text(ms: u64) -> String {
+    let (s, f) = (ms / 1000, ms % 1000);
+    let mut t = format!("{}:{:02}:{:02}", s / 3600, s / 60 % 60, s % 60);
+    if f > 0 {
+        t.push_str(format!(".{f:03}").trim_end_matches('0'));
+    }
+    t
+}
+
+/// `"DATA" FEN`, DATA a JSON string.
+fn parse_adjust(arg: &str) -> Option<(String, String)> {
+    let rest = arg.strip_prefix('"')?;
+    let mut end = None;
+    let mut escaped = false;
+    for (i, ch) in rest.char_indices() {
+        match ch {
+            _ if escaped => escaped = false,
+            '\\' => escaped = true,
+            '"' => {
+                end = Some(i);
+                break;
+            }
+            _ => {}
+        }
+    }
+    let end = end?;
+    let data: String = serde_json::from_str(&arg[..end + 2]).ok()?;
+    let fen = rest[end + 1..].trim();
+    (!fen.is_empty()).then(|| (data, fen.to_string()))
+}
+
+/// The `[%adjust …]` command of an edit: DATA as a JSON string in which the brackets
+/// and braces that would end the command or the comment are escaped.
+fn adjust_text(data: &str, fen: &str) -> String {
+    let q = super::json::quote(data)
+        .replace(']', "\\u005d")
+        .replace('{', "\\u007b")
+        .replace('}', "\\u007d");
+    format!("[%adjust {q} {fen}]")
 }
 
 fn add_comment(slot: &mut Option<String>, c: String) {
@@ -258,6 +425,7 @@ struct Reader<'a> {
     i: usize,
     deal: Option<Deal>,
     result: Option<String>,
+    adjustments: Vec<Adjustment>,
 }
 
 impl Reader<'_> {
@@ -299,11 +467,39 @@ impl Reader<'_> {
                     }
                 }
                 Token::Comment(c) => {
-                    let (clock, rest) = split_clock(c);
+                    let (cmds, rest) = split_commands(c);
+                    if let Some((data, fen)) = cmds.adjust {
+                        if depth > 0 {
+                            return Err(syntax(*line, "a board edit [%adjust] inside a variation"));
+                        }
+                        let position = Position::from_fen(&fen)
+                            .map_err(|e| syntax(*line, format!("[%adjust {data:?}]: {e}")))?;
+                        pos = position.clone();
+                        before_last = None;
+                        self.adjustments.push(Adjustment {
+                            at: moves.len(),
+                            data,
+                            fen,
+                            position,
+                            comment: rest,
+                            json_keys: Vec::new(),
+                        });
+                        continue;
+                    }
                     match moves.last_mut() {
                         Some(last) => {
-                            if clock.is_some() {
-                                last.clock = clock;
+                            if cmds.clock.is_some() {
+                                last.clock = cmds.clock;
+                            }
+                            if let Some((score, depth)) = cmds.eval {
+                                last.engine_score = Some(score);
+                                last.engine_depth = depth;
+                            }
+                            if cmds.emt.is_some() {
+                                last.engine_time = cmds.emt;
+                            }
+                            if cmds.fen.is_some() {
+                                last.fen = cmds.fen;
                             }
                             if let Some(r) = rest {
                                 add_comment(&mut last.comment, r);
@@ -401,6 +597,7 @@ fn read_game(tokens: &[(usize, Token)]) -> Result<(Record, usize), ReadRecordErr
             }
             "fen" => {
                 rec.start = Position::from_fen(v).map_err(|e| tag_err(name, e))?;
+                rec.start_fen = Some(v.to_string());
             }
             "deal" => rec.deal = Some(Deal::parse(v).map_err(|e| tag_err(name, e))?),
             "dealcommitment" => rec.deal_commitment = Some(v.to_string()),
@@ -433,9 +630,11 @@ fn read_game(tokens: &[(usize, Token)]) -> Result<(Record, usize), ReadRecordErr
         i: 0,
         deal: rec.deal,
         result: None,
+        adjustments: Vec::new(),
     };
     let (moves, lead) = reader.line(rec.start.clone(), 1, 0)?;
     rec.moves = moves;
+    rec.adjustments = reader.adjustments;
     rec.opening_comment = lead;
     rec.result = match (tag_result, reader.result) {
         (Some(t), Some(m)) if t != m && t != "*" && m != "*" => {
@@ -484,14 +683,36 @@ struct Writer<'a> {
     rec: &'a Record,
     notation: Notation,
     words: Vec<String>,
+    /// Where move numbers count from: the start, or the last board edit and its ply.
+    base: (Position, usize),
 }
 
 impl Writer<'_> {
-    fn line(&mut self, moves: &[RecordMove], mut pos: Position, first_ply: usize) {
+    /// Writes the board edits after `at` main-line moves; returns the position after.
+    fn adjustments(&mut self, at: usize, pos: Position) -> Position {
+        let mut pos = pos;
+        for a in self.rec.adjustments_at(at) {
+            let mut c = adjust_text(&a.data, &a.fen);
+            if let Some(t) = &a.comment {
+                c.push(' ');
+                c.push_str(&t.replace('}', ")"));
+            }
+            self.words.push(format!("{{{c}}}"));
+            pos = a.position.clone();
+            self.base = (pos.clone(), at);
+        }
+        pos
+    }
+
+    fn line(&mut self, moves: &[RecordMove], mut pos: Position, first_ply: usize, main: bool) {
         let mut need_number = true;
         for (k, m) in moves.iter().enumerate() {
             let p = first_ply + k;
-            let (n, color) = number(&self.rec.start, p);
+            if main && self.rec.adjustments_at(p).next().is_some() {
+                pos = self.adjustments(p, pos);
+                need_number = true;
+            }
+            let (n, color) = number(&self.base.0, p - self.base.1.min(p));
             if color == Color::Red {
                 self.words.push(format!("{n}."));
             } else if need_number {
@@ -514,10 +735,25 @@ impl Writer<'_> {
                 }
             }
             self.words.push(w);
-            let mut comment = String::new();
+            let mut after = pos.clone();
+            after.play_unchecked(m.mv, rv);
+            let mut commands = Vec::new();
             if let Some(c) = &m.clock {
-                comment.push_str(&format!("[%clk {c}]"));
+                commands.push(format!("[%clk {c}]"));
             }
+            if let Some(s) = m.engine_score {
+                commands.push(format!("[%eval {}]", eval_text(s, m.engine_depth)));
+            }
+            if let Some(t) = m.engine_time {
+                commands.push(format!("[%emt {}]", duration_text(t)));
+            }
+            if let Some(f) = &m.fen
+                && *f != fen_of(&after)
+                && !f.contains([']', '}'])
+            {
+                commands.push(format!("[%fen {f}]"));
+            }
+            let mut comment = commands.join(" ");
             if let Some(c) = &m.comment {
                 if !comment.is_empty() {
                     comment.push(' ');
@@ -530,11 +766,14 @@ impl Writer<'_> {
             }
             for var in &m.variations {
                 self.words.push("(".into());
-                self.line(var, pos.clone(), p);
+                self.line(var, pos.clone(), p, false);
                 self.words.push(")".into());
                 need_number = true;
             }
-            pos.play_unchecked(m.mv, rv);
+            pos = after;
+        }
+        if main {
+            self.adjustments(first_ply + moves.len(), pos);
         }
     }
 }
@@ -557,8 +796,12 @@ pub fn write(rec: &Record, notation: Notation) -> String {
     }
     tag("Result", &rec.result);
     tag("Format", notation.format_tag());
-    if !rec.standard_start() {
-        tag("FEN", &rec.start.fen());
+    let written_fen = rec.start_fen.as_deref().filter(|f| fen_fits(f, &rec.start));
+    if !rec.standard_start() || written_fen.is_some_and(|f| f != fen_of(&rec.start)) {
+        tag(
+            "FEN",
+            &written_fen.map_or_else(|| rec.start.fen(), str::to_string),
+        );
     }
     tag("RuleSet", rec.rules.name);
     tag("CapturedIdentity", rec.rules.captured_identity.name());
@@ -584,11 +827,12 @@ pub fn write(rec: &Record, notation: Notation) -> String {
         rec,
         notation,
         words: Vec::new(),
+        base: (rec.start.clone(), 0),
     };
     if let Some(c) = &rec.opening_comment {
         w.words.push(format!("{{{}}}", c.replace('}', ")")));
     }
-    w.line(&rec.moves, rec.start.clone(), 0);
+    w.line(&rec.moves, rec.start.clone(), 0, true);
     w.words.push(rec.result.clone());
     let mut width = 0;
     let mut glue = false;
@@ -607,4 +851,61 @@ pub fn write(rec: &Record, notation: Notation) -> String {
     }
     out.push('\n');
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn engine_scores_are_written_in_pawns_exactly() {
+        for (cp, text) in [
+            (82.0, "0.82"),
+            (-5.0, "-0.05"),
+            (29995.0, "299.95"),
+            (0.0, "0.00"),
+            (12.5, "0.125"),
+            (-1234.25, "-12.3425"),
+        ] {
+            assert_eq!(eval_text(cp, None), text);
+            assert_eq!(parse_eval(text), Some((cp, None)));
+        }
+        assert_eq!(eval_text(82.0, Some(12)), "0.82,12");
+        assert_eq!(parse_eval("0.82,12"), Some((82.0, Some(12))));
+        assert_eq!(parse_eval("+1.5"), Some((150.0, None)));
+        assert_eq!(parse_eval("#5"), None);
+        assert_eq!(parse_eval(&"9".repeat(400)), None);
+    }
+
+    #[test]
+    fn engine_times_are_written_as_durations() {
+        for (ms, text) in [
+            (1250, "0:00:01.25"),
+            (0, "0:00:00"),
+            (3_723_004, "1:02:03.004"),
+        ] {
+            assert_eq!(duration_text(ms), text);
+            assert_eq!(parse_duration(text), Some(ms));
+        }
+        assert_eq!(parse_duration("0:00:01.2"), Some(1200));
+        assert_eq!(parse_duration("1.5"), Some(1500));
+        assert_eq!(parse_duration("1:x"), None);
+        assert_eq!(parse_duration("0:00:01.2345"), None);
+    }
+
+    #[test]
+    fn commands_come_out_of_comments_and_the_rest_stays() {
+        let (c, rest) = split_commands("[%eval 0.82,12] [%emt 0:00:01.2] good\nline [%csl Ra1]");
+        assert_eq!(c.eval, Some((82.0, Some(12))));
+        assert_eq!(c.emt, Some(1200));
+        assert_eq!(rest.as_deref(), Some("good\nline [%csl Ra1]"));
+        let text = adjust_text("position_edit:[x] {y} \"q\" \\", "FEN W");
+        assert!(!text[1..text.len() - 1].contains([']', '{', '}']), "{text}");
+        let (c, rest) = split_commands(&format!("{text} 注"));
+        assert_eq!(
+            c.adjust,
+            Some(("position_edit:[x] {y} \"q\" \\".into(), "FEN W".into()))
+        );
+        assert_eq!(rest.as_deref(), Some("注"));
+    }
 }

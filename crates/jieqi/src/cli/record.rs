@@ -27,7 +27,7 @@ enum RecordCommand {
         /// OUTPUT's extension (.json: json), else pgn.
         #[arg(long)]
         to: Option<String>,
-        /// Notation of PGN moves: chinese, chinese-traditional, wxf or iccs.
+        /// Notation of PGN moves: chinese, chinese-traditional, jieqibox (Chinese in JieqiBox's style), wxf or iccs.
         #[arg(long, default_value = "chinese")]
         notation: String,
         /// For --to json: whose copy (referee, red, black, spectator); it holds only
@@ -42,7 +42,7 @@ enum RecordCommand {
         /// Show the position after this many plies (default: the end).
         #[arg(long)]
         ply: Option<usize>,
-        /// Notation of the move list: chinese, chinese-traditional, wxf or iccs.
+        /// Notation of the move list: chinese, chinese-traditional, jieqibox, wxf or iccs.
         #[arg(long, default_value = "chinese")]
         notation: String,
     },
@@ -80,7 +80,7 @@ fn load_all(path: &Path) -> anyhow::Result<Vec<Record>> {
 
 fn notation(s: &str) -> anyhow::Result<Notation> {
     Notation::parse_name(s).with_context(|| {
-        format!("unknown notation {s:?}: use chinese, chinese-traditional, wxf or iccs")
+        format!("unknown notation {s:?}: use chinese, chinese-traditional, jieqibox, wxf or iccs")
     })
 }
 
@@ -302,6 +302,9 @@ pub fn show(rec: &Record, ply: Option<usize>, n: Notation) -> anyhow::Result<Str
         out.push_str(&line);
         out.push('\n');
     }
+    for a in &rec.adjustments {
+        out.push_str(&format!("Edit (调整) after ply {}: {}\n", a.at, a.data));
+    }
     if rec.deal.is_some() {
         out.push_str("Deal: known (the record is the referee's)\n");
     } else if rec.deal_commitment.is_some() {
@@ -368,6 +371,66 @@ mod tests {
         std::fs::write(&file, "\n").unwrap();
         let e = verify_file(file).unwrap_err().to_string();
         assert!(e.contains("no game"), "{e}");
+    }
+
+    fn convert(input: PathBuf, output: PathBuf, to: &str, n: &str) {
+        run(RecordArgs {
+            command: RecordCommand::Convert {
+                input,
+                output,
+                to: Some(to.into()),
+                notation: n.into(),
+                viewer: "referee".into(),
+            },
+        })
+        .unwrap();
+    }
+
+    #[test]
+    fn convert_keeps_jieqibox_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let (same, pgn, back) = (
+            dir.path().join("same.json"),
+            dir.path().join("a.pgn"),
+            dir.path().join("back.json"),
+        );
+        let original = std::fs::read_to_string(data("jieqibox_analysis.json")).unwrap();
+        convert(
+            data("jieqibox_analysis.json"),
+            same.clone(),
+            "jieqibox",
+            "chinese",
+        );
+        assert_eq!(std::fs::read_to_string(&same).unwrap(), original);
+        convert(
+            data("jieqibox_analysis.json"),
+            pgn.clone(),
+            "pgn",
+            "jieqibox",
+        );
+        let text = std::fs::read_to_string(&pgn).unwrap();
+        assert!(text.contains("[%adjust \"captured_a+\""), "{text}");
+        assert!(text.contains("翻"), "JieqiBox's style: {text}");
+        convert(pgn.clone(), back.clone(), "jieqibox", "chinese");
+        let (a, b): (serde_json::Value, serde_json::Value) = (
+            serde_json::from_str(&original).unwrap(),
+            serde_json::from_str(&std::fs::read_to_string(&back).unwrap()).unwrap(),
+        );
+        let entries = |v: &serde_json::Value| -> Vec<[serde_json::Value; 5]> {
+            v["moves"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|e| ["type", "data", "fen", "engineScore", "engineTime"].map(|k| e[k].clone()))
+                .collect()
+        };
+        assert_eq!(entries(&a), entries(&b));
+        let rec = load(&back).unwrap();
+        let shown = show(&rec, None, Notation::Chinese(Script::JieqiBox)).unwrap();
+        assert!(
+            shown.contains("Edit (调整) after ply 6: position_edit:"),
+            "{shown}"
+        );
     }
 
     #[test]
