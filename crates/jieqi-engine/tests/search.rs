@@ -351,3 +351,28 @@ fn the_search_avoids_a_ninth_chase() {
     assert_eq!(r.best, mv("b2a2"));
     assert_eq!(r.score, Score::Cp(0));
 }
+
+#[test]
+fn the_search_forces_the_opponent_into_a_ninth_chase() {
+    // Red's rook has chased the black horse between c5 and b3 with each of its last 8
+    // moves (d3d5, d5d3, …). Black's rook now checks from a0: Red's only legal reply
+    // is d3d0, which opens the line of the rook on i3 to the horse — a new attack on
+    // it, the 9th chase of one piece (the chasing pieces may differ), which loses for
+    // Red under the chase rule. (The cannon on d8 guards d0 over its screen, so
+    // without the rule the check leads nowhere.)
+    let fen = "r3k4/3C5/9/3P5/2n6/9/3R4R/7n1/9/5K3 w - - 0 1";
+    let cycle = ["d3d5 c5b3 d5d3 b3c5"; 4].join(" ");
+    let (history, _) = cycle.rsplit_once(' ').unwrap();
+    let (judge, pos) = game(fen, RuleSet::TOURNAMENT, history);
+    let mut e = Engine::new(Options {
+        rules: RuleSet::TOURNAMENT,
+        ..Options::default()
+    });
+    let r = e.search(&pos, &Limits::depth(3), &judge).unwrap();
+    assert_eq!(r.best, mv("a9a0"));
+    assert!(matches!(r.score, Score::Mate(m) if m > 0), "{:?}", r.score);
+    // Without the chase rule the check wins nothing decisive.
+    let mut e = Engine::new(Options::default());
+    let r = e.search(&pos, &Limits::depth(3), &judge).unwrap();
+    assert!(!matches!(r.score, Score::Mate(m) if m > 0), "{:?}", r.score);
+}
