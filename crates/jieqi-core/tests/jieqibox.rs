@@ -1,6 +1,9 @@
 //! JieqiBox JSON files as JieqiBox writes them: read and written back byte for byte,
 //! and through PGN without losing moves, FENs, comments, engine data or board edits.
 
+mod support;
+use support::random_game;
+
 use jieqi_core::notation::{Notation, Script, read_move, write_move};
 use jieqi_core::record::{ReadRecordError, Record, jieqibox, pgn};
 use jieqi_core::{Deal, Game, Position, RuleSet};
@@ -327,40 +330,6 @@ fn jieqibox_chinese_is_read_and_written() {
     assert_eq!(Notation::parse_name("jieqibox"), Some(jb));
 }
 
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-}
-
-fn random_game(seed: u64, plies: usize) -> Game {
-    let deal = Deal::from_seed(&seed.to_be_bytes());
-    let mut g = Game::new(deal, RuleSet::STANDARD);
-    let mut rng = Rng(seed | 1);
-    for _ in 0..plies {
-        if g.outcome().is_some() {
-            break;
-        }
-        let moves = g.position().legal_moves();
-        let caps: Vec<_> = moves
-            .iter()
-            .copied()
-            .filter(|m| g.position().piece_at(m.to).is_some())
-            .collect();
-        let pick = if !caps.is_empty() && rng.next() % 2 == 0 {
-            caps[(rng.next() % caps.len() as u64) as usize]
-        } else {
-            moves[(rng.next() % moves.len() as u64) as usize]
-        };
-        g.play(pick).unwrap();
-    }
-    g
-}
-
 proptest! {
     #![proptest_config(ProptestConfig { cases: 24, .. ProptestConfig::default() })]
 
@@ -373,7 +342,7 @@ proptest! {
         edit in "[a-zA-Z0-9_+:\\-\\[\\]{}\"\\\\ 局面编辑]{0,16}",
         edit_at in 0usize..90,
     ) {
-        let g = random_game(seed, 80);
+        let g = random_game(seed, 80, RuleSet::STANDARD);
         let mut rec = Record::from_game(&g);
         rec.deal = None;
         for (m, &(s, half, t, d)) in rec.moves.iter_mut().zip(&scores) {
@@ -412,7 +381,7 @@ proptest! {
     /// file-less naming leaves it ambiguous.
     #[test]
     fn jieqibox_style_reads_back(seed in any::<u64>()) {
-        let g = random_game(seed, 60);
+        let g = random_game(seed, 60, RuleSet::STANDARD);
         let rec = Record::from_game(&g);
         let jb = Notation::Chinese(Script::JieqiBox);
         for (p, pos) in g.plies().iter().zip(rec.positions()) {

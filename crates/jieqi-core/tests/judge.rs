@@ -4,25 +4,15 @@
 //! by generating the defender's moves after the capture, streaks and repetitions by
 //! scanning every earlier ply. They must agree at every ply of many random games.
 
+mod support;
+use support::Rng;
+
 use std::collections::BTreeSet;
 
 use jieqi_core::game::chased_by;
 use jieqi_core::{
     Board, Color, Deal, Game, Move, Outcome, Piece, Position, Reason, Role, RuleSet, Square,
 };
-
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-}
 
 fn counts(role: Option<Role>) -> bool {
     matches!(role, Some(Role::Rook | Role::Horse | Role::Cannon))

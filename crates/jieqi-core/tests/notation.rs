@@ -1,6 +1,9 @@
 //! Notation: every legal move written in Chinese (both scripts), WXF and ICCS reads
 //! back as the same move; the seeds' disambiguation examples; the seed-004 record.
 
+mod support;
+use support::Rng;
+
 use jieqi_core::notation::{
     ChineseMove, Notation, ResolveError, Script, WxfMove, read_move, write_move,
 };
@@ -60,20 +63,6 @@ fn check_all_moves(pos: &Position, deal: Option<&Deal>) -> usize {
         n += 1;
     }
     n
-}
-
-/// A small deterministic generator for the random games.
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
 }
 
 proptest! {

@@ -1,25 +1,14 @@
 //! Property tests over positions from random games: FEN round trip, make/unmake,
 //! incremental hash, and the fast generator against a slow, obviously-correct one.
 
+mod support;
+use support::Rng;
+
 use std::collections::BTreeSet;
 
 use jieqi_core::perft::{Mode, perft};
 use jieqi_core::{Color, Deal, Move, Piece, Position, Reveals, Role, Square};
 use proptest::prelude::*;
-
-/// A tiny deterministic generator for the playouts.
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-}
 
 /// Positions of a random game under a random deal (referee's view).
 fn playout(seed: u64, plies: usize) -> Vec<Position> {

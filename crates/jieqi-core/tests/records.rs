@@ -1,6 +1,9 @@
 //! Records: PGN and JieqiBox JSON read and written, round trips, verification of
 //! tampered records, and per-viewer redaction of the web form.
 
+mod support;
+use support::random_game;
+
 use jieqi_core::notation::{Notation, Script};
 use jieqi_core::record::web::WebRecord;
 use jieqi_core::record::{
@@ -12,42 +15,6 @@ use proptest::prelude::*;
 fn data(name: &str) -> String {
     let path = format!("{}/tests/data/records/{name}", env!("CARGO_MANIFEST_DIR"));
     std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
-}
-
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-}
-
-/// A random game of up to `plies` plies that prefers captures, so that face-down
-/// pieces get taken.
-fn random_game(seed: u64, plies: usize, rules: RuleSet) -> Game {
-    let deal = Deal::from_seed(&seed.to_be_bytes());
-    let mut g = Game::new(deal, rules);
-    let mut rng = Rng(seed | 1);
-    for _ in 0..plies {
-        if g.outcome().is_some() {
-            break;
-        }
-        let moves = g.position().legal_moves();
-        let captures: Vec<_> = moves
-            .iter()
-            .copied()
-            .filter(|m| g.position().piece_at(m.to).is_some())
-            .collect();
-        let pick = if !captures.is_empty() && rng.next() % 2 == 0 {
-            captures[(rng.next() % captures.len() as u64) as usize]
-        } else {
-            moves[(rng.next() % moves.len() as u64) as usize]
-        };
-        g.play(pick).unwrap();
-    }
-    g
 }
 
 fn decorated_record(g: &Game) -> Record {
