@@ -294,3 +294,28 @@ fn the_incremental_judge_agrees_with_re_judging_from_scratch() {
         );
     }
 }
+
+#[test]
+fn a_cycle_whose_chases_the_search_skipped_is_replayed() {
+    // Red's rook chases the fleeing cannon with each move of the cycle. The search
+    // records those moves without working their chases out (far from the limit of
+    // 9); the repetition must be judged the same as when they were recorded.
+    let start = Position::from_fen("4k4/9/c8/9/9/9/9/1R7/9/3K5 w - - 0 1").unwrap();
+    let mut known = jieqi_core::game::Judge::new(RuleSet::TOURNAMENT, &start);
+    let mut skipped = known.clone();
+    let mut pos = start.clone();
+    for t in ["b2a2", "a7b7", "a2b2", "b7a7"] {
+        let m = jieqi_core::UciMove::parse(t).unwrap().to_plain();
+        let undo = pos.play(m, jieqi_core::Reveals::NONE).unwrap();
+        known.push(&pos, &undo);
+        skipped.push_searched(&pos, &undo, 0);
+    }
+    assert_eq!(pos.hash(), start.hash());
+    assert_eq!(skipped.repeats(10), Some(4));
+    // Black has just moved (and chased nothing); Red, to move, chased every time.
+    assert_eq!(known.cycle_keepers(&pos, 4), (false, true));
+    assert_eq!(skipped.cycle_keepers(&pos, 4), (false, true));
+    // Under the standard rules nobody keeps anything up.
+    skipped.set_rules(RuleSet::STANDARD);
+    assert_eq!(skipped.cycle_keepers(&pos, 4), (false, false));
+}

@@ -338,9 +338,10 @@ impl<'a> Searcher<'a> {
         }
     }
 
-    /// Plays `m` with `rv`, recording the new position's key.
+    /// Plays `m` with `rv` (with `depth` plies left below it), recording the new
+    /// position with the judge.
     #[inline]
-    fn make(&mut self, m: Move, rv: Reveals) -> jieqi_core::position::Undo {
+    fn make(&mut self, m: Move, rv: Reveals, depth: i32) -> jieqi_core::position::Undo {
         let b = self.pos.board();
         let (moved, captured) = (b.piece_at(m.from), b.piece_at(m.to));
         let u = self.pos.play_unchecked(m, rv);
@@ -352,7 +353,7 @@ impl<'a> Searcher<'a> {
             // Not a move of a piece: never from the generator; stay exact anyway.
             self.accs.push(self.ev.acc(&self.pos));
         }
-        self.judge.push_searched(&self.pos, &u);
+        self.judge.push_searched(&self.pos, &u, depth);
         u
     }
 
@@ -373,7 +374,7 @@ impl<'a> Searcher<'a> {
         if !self.features.perpetual {
             return Some(0);
         }
-        let (them, us) = self.judge.cycle_keepers(i);
+        let (them, us) = self.judge.cycle_keepers(&self.pos, i);
         Some(match (us, them) {
             (true, false) => -DECISIVE,
             (false, true) => DECISIVE,
@@ -457,7 +458,7 @@ impl<'a> Searcher<'a> {
         let us = self.pos.turn();
         let pv = beta - alpha > 1;
         if !self.pos.board().is_hidden(m.from) {
-            let u = self.make(m, Reveals::NONE);
+            let u = self.make(m, Reveals::NONE, depth);
             let v = -self.node(depth, -beta, -alpha, ply + 1, qs, pv);
             self.unmake(u);
             return v;
@@ -468,7 +469,7 @@ impl<'a> Searcher<'a> {
                 mover: (n == 1).then_some(outcomes[0].0),
                 captured: None,
             };
-            let u = self.make(m, rv);
+            let u = self.make(m, rv, depth);
             let v = -self.node(depth, -beta, -alpha, ply + 1, qs, pv);
             self.unmake(u);
             return v;
@@ -498,6 +499,7 @@ impl<'a> Searcher<'a> {
                     mover: Some(role),
                     captured: None,
                 },
+                depth,
             );
             let v = -self.node(depth, -(hi as i32), -(lo as i32), ply + 1, qs, pv);
             self.unmake(u);
@@ -1138,7 +1140,7 @@ mod tests {
         let (judge, pos) = replay(fen, rules, moves);
         with_searcher(&pos, &judge, None, |s| {
             s.features.perpetual = perpetual;
-            let u = s.make(mv(m), Reveals::NONE);
+            let u = s.make(mv(m), Reveals::NONE, 0);
             let v = s.perpetual_violated();
             s.unmake(u);
             v

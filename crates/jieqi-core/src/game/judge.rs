@@ -85,6 +85,10 @@ struct Entry {
     check: Streaks,
     /// The enemy pieces chased by the side that moved here, followed likewise.
     chase: Streaks,
+    /// Whether the chases of the move that led here were worked out (the search
+    /// skips them where no streak could reach the limit; a cycle through such a move
+    /// is replayed to judge it).
+    chases_known: bool,
 }
 
 /// A side that has just broken a perpetual rule, and how.
@@ -114,6 +118,7 @@ impl Judge {
             in_check: start.is_check(),
             check: Streaks::default(),
             chase: Streaks::default(),
+            chases_known: true,
         });
         Judge { rules, entries }
     }
@@ -178,11 +183,23 @@ impl Judge {
         self.push_entry(after, undo, true);
     }
 
-    /// As [`Judge::push`], working chases out only under the chase rule (the search's
-    /// path: without the rule they are never judged).
+    /// As [`Judge::push`] for a search with `depth` plies left below the move: chases
+    /// are worked out only under the chase rule, and only where the mover's streak
+    /// could still reach [`RuleSet::perpetual_moves`] within that depth (elsewhere the
+    /// streak is recorded as broken; the deeper positions of that line could not
+    /// reach the limit either, since they have less depth left).
     #[inline]
-    pub fn push_searched(&mut self, after: &Position, undo: &Undo) {
-        self.push_entry(after, undo, self.rules.chase_rule);
+    pub fn push_searched(&mut self, after: &Position, undo: &Undo, depth: i32) {
+        let chases = self.rules.chase_rule && {
+            let n = self.entries.len();
+            let before = n
+                .checked_sub(2)
+                .map_or(0, |k| self.entries[k].chase.longest());
+            // This move, and one more for every two plies left (one spare for the
+            // check extension).
+            usize::from(before) + 2 + depth.max(0) as usize / 2 >= self.rules.perpetual_moves
+        };
+        self.push_entry(after, undo, chases);
     }
 
     #[inline]
@@ -215,6 +232,7 @@ impl Judge {
             in_check,
             check,
             chase,
+            chases_known: chases,
         });
     }
 
@@ -242,6 +260,7 @@ impl Judge {
             in_check: false,
             check: Streaks::default(),
             chase: Streaks::default(),
+            chases_known: true,
         });
     }
 
@@ -269,28 +288,60 @@ impl Judge {
         None
     }
 
-    /// The longest current streak (checks, or chases under the chase rule) of the side
-    /// that moved into position `k`.
-    fn streak_at(&self, k: usize) -> usize {
-        let e = &self.entries[k];
-        let chase = if self.rules.chase_rule {
-            e.chase.longest()
-        } else {
-            0
-        };
-        usize::from(e.check.longest().max(chase))
-    }
-
-    /// Whether, over the last `plies` plies (a cycle that repeats a position), each
-    /// side checked with one same piece or chased one same piece after every one of its
+    /// Whether, over the last `plies` plies (a cycle that ends in `pos`, the latest
+    /// position, which repeats the one it began with), each side checked with one same
+    /// piece, or (under the chase rule) chased one same piece, after every one of its
     /// moves: (the side that has just moved, the side to move).
-    pub fn cycle_keepers(&self, plies: usize) -> (bool, bool) {
+    pub fn cycle_keepers(&self, pos: &Position, plies: usize) -> (bool, bool) {
         let n = self.entries.len() - 1;
         let moves = plies / 2;
         if moves == 0 || plies > n {
             return (false, false);
         }
-        (self.streak_at(n) >= moves, self.streak_at(n - 1) >= moves)
+        let runs = |k: usize, s: fn(&Entry) -> Streaks| usize::from(s(&self.entries[k]).longest());
+        let mut mover = runs(n, |e| e.check) >= moves;
+        let mut other = runs(n - 1, |e| e.check) >= moves;
+        if self.rules.chase_rule && !(mover && other) {
+            let (m, o) = if self.entries[n + 1 - plies..].iter().all(|e| e.chases_known) {
+                (
+                    runs(n, |e| e.chase) >= moves,
+                    runs(n - 1, |e| e.chase) >= moves,
+                )
+            } else {
+                self.cycle_chases(pos, plies)
+            };
+            mover |= m;
+            other |= o;
+        }
+        (mover, other)
+    }
+
+    /// [`Judge::cycle_keepers`] for chases, by replaying the cycle from `pos` (its
+    /// moves neither capture nor reveal, or the position could not repeat), the chased
+    /// pieces followed as they flee.
+    fn cycle_chases(&self, pos: &Position, plies: usize) -> (bool, bool) {
+        let n = self.entries.len() - 1;
+        let bit = |sq: Square| 1u128 << sq.index();
+        let mut p = pos.clone();
+        // Per colour: the enemy pieces it chased with each of its moves so far.
+        let mut kept: [Option<Squares>; 2] = [None, None];
+        for e in &self.entries[n + 1 - plies..] {
+            let Some(m) = e.mv else {
+                return (false, false);
+            };
+            let mover = p.turn();
+            let undo = p.play_unchecked(m, crate::Reveals::NONE);
+            if let Some(set) = kept[(!mover).index()]
+                && set & bit(m.from) != 0
+            {
+                kept[(!mover).index()] = Some(set & !bit(m.from) | bit(m.to));
+            }
+            let now = chase::chased_by(p.board(), &undo);
+            let own = &mut kept[mover.index()];
+            *own = Some(own.map_or(now, |set| set & now));
+        }
+        let keeps = |c: crate::Color| kept[c.index()].is_some_and(|set| set != 0);
+        (keeps(!pos.turn()), keeps(pos.turn()))
     }
 
     /// The most recent earlier occurrence of the latest position within the last
@@ -317,7 +368,7 @@ impl Judge {
     /// same piece or (under the chase rule) chased one same piece with every move —
     /// then play goes on and the 9-move rule decides (不变作和 covers only the allowed
     /// perpetuals).
-    pub fn repetition_draws(&self) -> bool {
+    pub fn repetition_draws(&self, pos: &Position) -> bool {
         if self.occurrences() < 3 {
             return false;
         }
@@ -327,7 +378,7 @@ impl Judge {
             .iter()
             .position(|e| e.key == key)
             .expect("the latest position occurs");
-        let (mover, other) = self.cycle_keepers(self.entries.len() - 1 - first);
+        let (mover, other) = self.cycle_keepers(pos, self.entries.len() - 1 - first);
         !mover && !other
     }
 
@@ -375,7 +426,7 @@ impl Judge {
                 reason: Reason::NoCapture,
             });
         }
-        if self.repetition_draws() {
+        if self.repetition_draws(pos) {
             return Some(Outcome::Draw {
                 reason: Reason::Repetition,
             });
