@@ -181,6 +181,10 @@ pub struct Searcher<'a> {
     pub chase_rule: bool,
     /// Moves put off because another thread was searching them ([`crate::busy`]).
     pub deferred: u64,
+    /// The last root move that raised alpha in [`Searcher::search_root`] since
+    /// [`Searcher::new_iteration`]: searched fully at the current depth and better
+    /// than every move before it, so worth playing even if the iteration is aborted.
+    pub proven: Option<RootMove>,
 }
 
 fn move_index(m: Move) -> usize {
@@ -319,6 +323,7 @@ impl<'a> Searcher<'a> {
             features: Features::default(),
             chase_rule: false,
             deferred: 0,
+            proven: None,
         }
     }
 
@@ -1203,6 +1208,7 @@ impl<'a> Searcher<'a> {
             }
             if v > alpha {
                 alpha = v;
+                self.proven = Some(roots[i].clone());
                 if v >= beta {
                     break;
                 }
@@ -1214,7 +1220,8 @@ impl<'a> Searcher<'a> {
     }
 
     /// Marks the start of a new iteration for the root moves.
-    pub fn new_iteration(roots: &mut [RootMove]) {
+    pub fn new_iteration(&mut self, roots: &mut [RootMove]) {
+        self.proven = None;
         for r in roots {
             r.prev_score = r.score;
         }
