@@ -195,8 +195,10 @@ impl State {
         ] {
             self.say(o);
         }
+        let defaults = crate::features::Features::default();
         for (name, _) in crate::features::OPTIONS {
-            self.say(&format!("option name {name} type check default true"));
+            let on = defaults.get(name).unwrap_or(true);
+            self.say(&format!("option name {name} type check default {on}"));
         }
         self.say("uciok");
     }
