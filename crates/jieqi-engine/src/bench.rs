@@ -11,7 +11,7 @@ use crate::engine::{Engine, Limits, Options};
 use crate::features::Features;
 
 /// Default depth of `bench`.
-pub const DEFAULT_DEPTH: u32 = 4;
+pub const DEFAULT_DEPTH: u32 = 6;
 
 /// Middlegame positions from self-play, with face-down pieces, pools and captured
 /// identities (also used to measure nodes per second).

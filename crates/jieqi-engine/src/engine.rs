@@ -406,6 +406,12 @@ impl Engine {
 /// Iterative deepening on one thread; returns the root moves of the last completed
 /// depth (or the ordered moves if none completed) and that depth. Only the moves in
 /// `only` are searched, if any of them is legal.
+///
+/// An iteration aborted (by time, nodes or `stop`) after it searched its first root move
+/// fully, or found a better one, is not thrown away: that move, the best the deeper
+/// search has proven ([`Searcher::proven`]), goes first, with its score and line, and
+/// the depth returned is the aborted one (with one line only: MultiPV and the
+/// strength limiter need every line of a depth).
 fn iterate(
     s: &mut Searcher<'_>,
     max_depth: u32,
@@ -421,7 +427,7 @@ fn iterate(
     let mut completed = (roots.clone(), 0);
     let soft = s.budget().soft;
     for depth in 1..=max_depth {
-        Searcher::new_iteration(&mut roots);
+        s.new_iteration(&mut roots);
         let lines = multipv.min(roots.len());
         for pv_idx in 0..lines {
             let prev = roots[pv_idx].prev_score;
@@ -456,28 +462,19 @@ fn iterate(
             }
         }
         if s.aborted {
+            if lines == 1
+                && let Some(best) = s.proven.take()
+            {
+                let (mut done, _) = completed;
+                done.retain(|r| r.mv != best.mv);
+                done.insert(0, best);
+                completed = (done, depth);
+                report(s, &mut info, &completed.0[..1], depth);
+            }
             break;
         }
         completed = (roots.clone(), depth);
-        if let Some(cb) = info.as_mut() {
-            s.flush_nodes();
-            let nodes = s.shared_nodes();
-            let time = s.elapsed();
-            let ms = time.as_millis().max(1) as u64;
-            for (i, r) in roots[..lines].iter().enumerate() {
-                cb(&Info {
-                    depth,
-                    seldepth: r.seldepth.max(depth as usize) as u32,
-                    multipv: i + 1,
-                    score: Score::from_internal(r.score.max(-MATE)),
-                    nodes,
-                    nps: nodes * 1000 / ms,
-                    time,
-                    hashfull: s.tt_hashfull(),
-                    pv: r.pv.clone(),
-                });
-            }
-        }
+        report(s, &mut info, &roots[..lines], depth);
         if !infinite
             && !s.is_pondering()
             && let Some(soft) = soft
@@ -494,4 +491,33 @@ fn iterate(
         }
     }
     completed
+}
+
+/// Reports `lines` (best first) of `depth` to `info`, if any.
+fn report(
+    s: &mut Searcher<'_>,
+    info: &mut Option<&mut dyn FnMut(&Info)>,
+    lines: &[RootMove],
+    depth: u32,
+) {
+    let Some(cb) = info.as_mut() else {
+        return;
+    };
+    s.flush_nodes();
+    let nodes = s.shared_nodes();
+    let time = s.elapsed();
+    let ms = time.as_millis().max(1) as u64;
+    for (i, r) in lines.iter().enumerate() {
+        cb(&Info {
+            depth,
+            seldepth: r.seldepth.max(depth as usize) as u32,
+            multipv: i + 1,
+            score: Score::from_internal(r.score.max(-MATE)),
+            nodes,
+            nps: nodes * 1000 / ms,
+            time,
+            hashfull: s.tt_hashfull(),
+            pv: r.pv.clone(),
+        });
+    }
 }

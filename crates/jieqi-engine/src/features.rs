@@ -42,6 +42,10 @@ pub struct Features {
     /// With more than one thread, work sharing: a thread defers a move another thread
     /// is searching right now ([`crate::busy`]); off: plain Lazy SMP.
     pub abdada: bool,
+    /// Chance nodes search every reveal outcome with the move's own window and take
+    /// the weighted mean of the fail-soft values (approximate, see [`crate::search`]);
+    /// off: exact Star1 windows over the decisive range.
+    pub chance_windows: bool,
 }
 
 impl Default for Features {
@@ -62,6 +66,7 @@ impl Default for Features {
             tt_cutoffs: true,
             perpetual: true,
             abdada: true,
+            chance_windows: true,
         }
     }
 }
@@ -86,6 +91,7 @@ pub const OPTIONS: &[(&str, Flag)] = &[
     ("Use TTCutoffs", |f| &mut f.tt_cutoffs),
     ("Use Perpetual", |f| &mut f.perpetual),
     ("Use ABDADA", |f| &mut f.abdada),
+    ("Use ChanceWindows", |f| &mut f.chance_windows),
 ];
 
 impl Features {

@@ -6,12 +6,39 @@
 //! mover's pool, each identity weighted by its count. Such a move is searched as a
 //! chance node: one child per distinct identity, valued by the weighted mean of the
 //! children. Child values are clamped to `[-DECISIVE, DECISIVE]` first (a mate after a
-//! reveal is not a certain mate), so a chance value is bounded and the Star1 rule of
-//! Ballard applies: before searching child `i`, the children already searched and the
-//! bounds of those still to come give the window child `i` must reach for the mean to
-//! leave `(alpha, beta)`; the child is searched with that window, and when it fails
-//! outside it the whole chance node is cut off (returning `alpha` or `beta`, fail-hard).
-//! Windows are rounded outwards, so the cut-offs are exact, never approximate.
+//! reveal is not a certain mate), so a chance value is bounded.
+//!
+//! **The move's own window** (the default, `Use ChanceWindows`): every outcome is
+//! searched with the window `(alpha, beta)` of the move (narrowed to one past
+//! `±DECISIVE`), and the chance value is the weighted mean of the children's clamped
+//! fail-soft values, as the Pikafish Jieqi branches do. The model takes a value that
+//! failed outside the window as the outcome's value. It is
+//! - exact when every outcome ends inside the window;
+//! - a correct bound when all outcomes fail the same way: all at or above `beta`, the
+//!   mean is a lower bound at or above `beta`; all at or below `alpha`, an upper bound;
+//! - approximate when some fail high and others low: an outcome that failed high counts
+//!   at its lower bound and one that failed low at its upper bound, so the mean is off
+//!   by up to `Σ wᵢ·|trueᵢ − vᵢ| / Σ wᵢ` over the outcomes outside the window, in either
+//!   direction, and the node may fail the wrong way; the error reaches the table as a
+//!   wrong bound. Under a null window (most nodes) every outcome fails one way or the
+//!   other, so this is the common case; it is biggest when the outcomes differ most (a
+//!   rook that wins against a pawn that loses), and the fail-soft values from stand pat
+//!   and static pruning, close to the true values, keep it small in practice.
+//!
+//! In exchange, the windows below a reveal are the parent's, so table cut-offs, null
+//! move, futility and reverse futility act there as anywhere else: the start position
+//! to depth 2 takes 66 510 nodes instead of 795 338, and the bench middlegames reach
+//! 2 to 5 plies deeper in the same nodes (BENCHMARKS.md, 2026-12-02).
+//!
+//! **Star1** (`Use ChanceWindows` off; exact): the Star1 rule of Ballard. Before
+//! searching child `i`, the children already searched and the bounds `±DECISIVE` of
+//! those still to come give the window child `i` must reach for the mean to leave
+//! `(alpha, beta)`; the child is searched with that window, and when it fails outside
+//! it the whole chance node is cut off (returning `alpha` or `beta`, fail-hard).
+//! Windows are rounded outwards, so the cut-offs are exact, never approximate. With
+//! bounds of `±DECISIVE`, the first four or five outcomes of a pool of six kinds get
+//! windows wider than the decisive range itself, so below them nothing is cut off and
+//! the search is close to a full expectimax tree.
 //!
 //! The capture of a face-down enemy piece is not a chance node: the searcher does not
 //! branch on the captured identity (it stays in the enemy pool of the searched
@@ -130,6 +157,10 @@ pub struct Searcher<'a> {
     pub features: Features,
     /// Moves put off because another thread was searching them ([`crate::busy`]).
     pub deferred: u64,
+    /// The last root move that raised alpha in [`Searcher::search_root`] since
+    /// [`Searcher::new_iteration`]: searched fully at the current depth and better
+    /// than every move before it, so worth playing even if the iteration is aborted.
+    pub proven: Option<RootMove>,
 }
 
 fn move_index(m: Move) -> usize {
@@ -247,6 +278,7 @@ impl<'a> Searcher<'a> {
             lmr,
             features: Features::default(),
             deferred: 0,
+            proven: None,
         }
     }
 
@@ -475,6 +507,9 @@ impl<'a> Searcher<'a> {
             return v;
         }
         let total: i64 = outcomes[..n].iter().map(|o| i64::from(o.1)).sum();
+        if self.features.chance_windows {
+            return self.chance_mean(m, &outcomes[..n], total, depth, alpha, beta, ply, qs);
+        }
         let (lo_bound, hi_bound) = (i64::from(-DECISIVE), i64::from(DECISIVE));
         let (a, b) = (i64::from(alpha), i64::from(beta));
         let mut sum = 0i64;
@@ -521,6 +556,53 @@ impl<'a> Searcher<'a> {
                 v.clamp(lo_bound, hi_bound)
             };
             sum += w * value;
+        }
+        floor_div(sum, total) as i32
+    }
+
+    /// The chance node of `m` (a face-down piece's move with these `outcomes`, of
+    /// `total` weight) under the move's own window: every outcome is searched with
+    /// `(alpha, beta)` and the value is the weighted mean of the clamped fail-soft
+    /// values (the module docs give the model and its error).
+    #[allow(clippy::too_many_arguments)]
+    fn chance_mean(
+        &mut self,
+        m: Move,
+        outcomes: &[(Role, u8)],
+        total: i64,
+        depth: i32,
+        alpha: i32,
+        beta: i32,
+        ply: usize,
+        qs: u32,
+    ) -> i32 {
+        // Chance values lie in [-DECISIVE, DECISIVE]: outside it the answer is known,
+        // and a window reaching beyond it only needs to reach one past it.
+        if alpha >= DECISIVE {
+            return DECISIVE;
+        }
+        if beta <= -DECISIVE {
+            return -DECISIVE;
+        }
+        let lo = alpha.max(-DECISIVE - 1);
+        let hi = beta.min(DECISIVE + 1);
+        let pv = beta - alpha > 1;
+        let mut sum = 0i64;
+        for &(role, w) in outcomes {
+            let u = self.make(
+                m,
+                Reveals {
+                    mover: Some(role),
+                    captured: None,
+                },
+                depth,
+            );
+            let v = -self.node(depth, -hi, -lo, ply + 1, qs, pv);
+            self.unmake(u);
+            if self.aborted {
+                return 0;
+            }
+            sum += i64::from(w) * i64::from(v.clamp(-DECISIVE, DECISIVE));
         }
         floor_div(sum, total) as i32
     }
@@ -1048,6 +1130,7 @@ impl<'a> Searcher<'a> {
             }
             if v > alpha {
                 alpha = v;
+                self.proven = Some(roots[i].clone());
                 if v >= beta {
                     break;
                 }
@@ -1059,7 +1142,8 @@ impl<'a> Searcher<'a> {
     }
 
     /// Marks the start of a new iteration for the root moves.
-    pub fn new_iteration(roots: &mut [RootMove]) {
+    pub fn new_iteration(&mut self, roots: &mut [RootMove]) {
+        self.proven = None;
         for r in roots {
             r.prev_score = r.score;
         }
@@ -1117,6 +1201,99 @@ mod tests {
         with_searcher(pos, &Judge::new(RuleSet::STANDARD, pos), None, |s| {
             s.child(m, child_depth, alpha, beta, 0, 0)
         })
+    }
+
+    /// As [`value`], with chance nodes searched by exact Star1 windows (`star1`) or by
+    /// the move's own window; also the nodes searched.
+    fn value_by(
+        pos: &Position,
+        m: Move,
+        child_depth: i32,
+        (alpha, beta): (i32, i32),
+        star1: bool,
+    ) -> (i32, u64) {
+        with_searcher(pos, &Judge::new(RuleSet::STANDARD, pos), None, |s| {
+            s.features.chance_windows = !star1;
+            let v = s.child(m, child_depth, alpha, beta, 0, 0);
+            (v, s.nodes)
+        })
+    }
+
+    /// A middlegame of the bench and a move of a face-down piece there (four or more
+    /// identities in the pool).
+    fn reveal_in_middlegame() -> (Position, Move) {
+        let pos = Position::from_fen(crate::bench::MIDDLEGAMES[1]).unwrap();
+        let m = pos
+            .legal_moves()
+            .iter()
+            .copied()
+            .find(|&m| pos.board().is_hidden(m.from))
+            .expect("a face-down piece can move");
+        assert!(reveal_outcomes(&pos, pos.turn()).1 >= 4);
+        (pos, m)
+    }
+
+    #[test]
+    fn a_null_window_below_a_reveal_prunes() {
+        // Star1 gives the first outcomes windows near the whole decisive range, so
+        // below them nothing is cut; the move's own window lets pruning act.
+        let (pos, m) = reveal_in_middlegame();
+        let (exact, _) = value_by(&pos, m, 2, (-INF, INF), true);
+        for alpha in [exact - 50, exact + 50] {
+            let (_, star1) = value_by(&pos, m, 2, (alpha, alpha + 1), true);
+            let (_, mean) = value_by(&pos, m, 2, (alpha, alpha + 1), false);
+            assert!(mean * 2 < star1, "alpha {alpha}: {mean} nodes vs {star1}");
+        }
+    }
+
+    #[test]
+    fn the_chance_mean_is_exact_inside_the_window_and_bounds_one_sided_failures() {
+        // Every outcome of this reveal has a static value: windows that contain all of
+        // them give the exact mean, and windows above or below all of them fail the
+        // right way.
+        let pos = Position::from_fen("5k3/9/9/9/9/9/X8/9/9/4K4 w R1N1C1P2 - 0 1").unwrap();
+        let m = Move::new(
+            jieqi_core::Square::parse("a3").unwrap(),
+            jieqi_core::Square::parse("a4").unwrap(),
+        );
+        for depth in [0, 1, 2] {
+            let (exact, _) = value_by(&pos, m, depth, (-INF, INF), true);
+            for window in [(-INF, INF), (-3000, 3000)] {
+                let (inside, _) = value_by(&pos, m, depth, window, false);
+                assert_eq!(inside, exact, "depth {depth} window {window:?}");
+            }
+            // The outcomes' own values, each searched on its own.
+            let (outcomes, n) = reveal_outcomes(&pos, pos.turn());
+            let values: Vec<i32> = outcomes[..n]
+                .iter()
+                .map(|&(role, _)| {
+                    with_searcher(&pos, &Judge::new(RuleSet::STANDARD, &pos), None, |s| {
+                        let rv = Reveals {
+                            mover: Some(role),
+                            captured: None,
+                        };
+                        let u = s.make(m, rv, depth);
+                        let v = -s.search(depth, -INF, INF, 1, true, true);
+                        s.unmake(u);
+                        v.clamp(-DECISIVE, DECISIVE)
+                    })
+                })
+                .collect();
+            let (min, max) = (*values.iter().min().unwrap(), *values.iter().max().unwrap());
+            assert!(min < exact && exact < max, "{values:?}");
+            // Above every outcome: all fail low, and so does the mean.
+            let (high, _) = value_by(&pos, m, depth, (max + 50, max + 51), false);
+            assert!(high <= max + 50, "depth {depth}: {high} {values:?}");
+            // Below every outcome: all fail high, and so does the mean.
+            let (low, _) = value_by(&pos, m, depth, (min - 51, min - 50), false);
+            assert!(low >= min - 50, "depth {depth}: {low} {values:?}");
+            // Between them the mean is approximate, but still a chance value.
+            let (mid, _) = value_by(&pos, m, depth, (exact, exact + 1), false);
+            assert!(
+                (min..=max).contains(&mid),
+                "depth {depth}: {mid} {values:?}"
+            );
+        }
     }
 
     fn sq(t: &str) -> jieqi_core::Square {
@@ -1280,6 +1457,7 @@ mod tests {
             jieqi_core::Square::parse("a3").unwrap(),
             jieqi_core::Square::parse("a4").unwrap(),
         );
+        let value = |pos: &Position, m, depth, a, b| value_by(pos, m, depth, (a, b), true).0;
         for depth in [0, 1] {
             let exact = value(&pos, m, depth, -INF, INF);
             let mut windows = Vec::new();

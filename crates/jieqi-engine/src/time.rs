@@ -6,8 +6,8 @@ use jieqi_core::Color;
 
 use crate::Limits;
 
-/// The time a search aims for (`soft`: do not start another iteration past about half
-/// of it) and may never exceed (`hard`).
+/// The time a search aims for (`soft`: do not start another iteration past 2/5 of it;
+/// none for a fixed move time, which is all used) and may never exceed (`hard`).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct Budget {
     /// Target time; iterative deepening stops starting new depths near it.
@@ -33,7 +33,8 @@ pub fn budget(limits: &Limits, turn: Color, overhead: Duration) -> Budget {
         let t = mt
             .saturating_sub(overhead.min(mt / 4))
             .max(Duration::from_millis(1));
-        soft = Some(t);
+        // No soft limit: a fixed move time is all spent, since an iteration cut short
+        // still gives the move it has proven (`engine::iterate`).
         hard = Some(t);
     }
     let (time, inc) = match turn {
@@ -84,6 +85,15 @@ mod tests {
             ..Limits::default()
         };
         assert_eq!(budget(&l, Color::Red, ms(20)).hard, Some(ms(480)));
+        assert_eq!(budget(&l, Color::Red, ms(20)).soft, None);
+        // A clock as well: its plan is the soft limit, the smaller limit the hard one.
+        let both = Limits {
+            wtime: Some(ms(100_000)),
+            ..l.clone()
+        };
+        let b = budget(&both, Color::Red, ms(20));
+        assert_eq!(b.soft, Some(ms(99_980) / 40));
+        assert_eq!(b.hard, Some(ms(480)));
         let short = Limits {
             movetime: Some(ms(20)),
             ..Limits::default()

@@ -38,7 +38,9 @@ struct State {
     ponder: Arc<AtomicBool>,
     options: Options,
     show_wdl: bool,
-    position: Position,
+    /// The position of the last `position` command; `None` after a refused one, so
+    /// that a `go` never searches a position the GUI did not mean.
+    position: Option<Position>,
     history: Judge,
 }
 
@@ -74,7 +76,7 @@ where
         engine: Some(engine),
         search: None,
         show_wdl: false,
-        position: Position::start(),
+        position: Some(Position::start()),
         history: Judge::new(RuleSet::STANDARD, &Position::start()),
     };
     for line in rx.iter() {
@@ -140,8 +142,8 @@ impl State {
             "isready" => self.say("readyok"),
             "ucinewgame" => {
                 self.engine().new_game();
-                self.position = Position::start();
-                self.history = Judge::new(RuleSet::STANDARD, &self.position);
+                self.position = Some(Position::start());
+                self.history = Judge::new(RuleSet::STANDARD, &Position::start());
             }
             "setoption" => self.setoption(&rest),
             "position" => self.position(&rest),
@@ -155,7 +157,9 @@ impl State {
             "quit" => return false,
             "d" => self.display(),
             "eval" => {
-                let pos = self.position.clone();
+                let Some(pos) = self.current() else {
+                    return true;
+                };
                 let v = crate::eval::evaluate(self.engine().params(), &pos);
                 self.say(&format!("info string eval {v} (side to move)"));
             }
@@ -191,8 +195,10 @@ impl State {
         ] {
             self.say(o);
         }
+        let defaults = crate::features::Features::default();
         for (name, _) in crate::features::OPTIONS {
-            self.say(&format!("option name {name} type check default true"));
+            let on = defaults.get(name).unwrap_or(true);
+            self.say(&format!("option name {name} type check default {on}"));
         }
         self.say("uciok");
     }
@@ -262,15 +268,31 @@ impl State {
     fn position(&mut self, args: &[&str]) {
         match parse_position(args) {
             Ok((pos, history)) => {
-                self.position = pos;
+                self.position = Some(pos);
                 self.history = history;
             }
-            Err(e) => self.error(&format!("{e}; position ignored")),
+            Err(e) => {
+                // Keeping the previous position would answer the next `go` for a
+                // position the GUI has left: better no move than a wrong one.
+                self.position = None;
+                self.error(&format!("{e}; no position until the next valid one"));
+            }
         }
     }
 
+    /// The current position, or an error line when the last `position` was refused.
+    fn current(&self) -> Option<Position> {
+        if self.position.is_none() {
+            self.error("no position: the last position command was refused");
+        }
+        self.position.clone()
+    }
+
     fn display(&self) {
-        let pos = &self.position;
+        let Some(pos) = self.current() else {
+            return;
+        };
+        let pos = &pos;
         let mut s = String::new();
         for rank in (0..10).rev() {
             s.push_str(&format!(" {rank} "));
@@ -298,7 +320,12 @@ impl State {
         if args.first() == Some(&"perft") {
             return self.perft(args.get(1).copied());
         }
-        let (limits, ponder) = match parse_go(args, &self.position) {
+        let Some(pos) = self.current() else {
+            // A `go` is always answered, even when there is nothing to search.
+            self.finish_search(true);
+            return self.say("bestmove (none)");
+        };
+        let (limits, ponder) = match parse_go(args, &pos) {
             Ok(x) => x,
             Err(e) => return self.error(&format!("{e}; go ignored")),
         };
@@ -306,7 +333,6 @@ impl State {
         let mut engine = self.engine.take().expect("engine is idle");
         engine.clear_stop();
         self.ponder.store(ponder, Ordering::SeqCst);
-        let pos = self.position.clone();
         let history = self.history.clone();
         let out = Arc::clone(&self.out);
         let show_wdl = self.show_wdl;
@@ -349,11 +375,13 @@ impl State {
         if depth > 8 {
             return self.error("go perft depth is limited to 8");
         }
+        let Some(pos) = self.current() else {
+            return;
+        };
         self.finish_search(true);
         let engine = self.engine.take().expect("engine is idle");
         engine.clear_stop();
         let stop = engine.stop_flag();
-        let pos = self.position.clone();
         let out = Arc::clone(&self.out);
         let handle = std::thread::Builder::new()
             .name("perft".into())

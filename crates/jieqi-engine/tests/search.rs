@@ -376,3 +376,46 @@ fn the_search_forces_the_opponent_into_a_ninth_chase() {
     let r = e.search(&pos, &Limits::depth(3), &judge).unwrap();
     assert!(!matches!(r.score, Score::Mate(m) if m > 0), "{:?}", r.score);
 }
+
+/// A fresh single-thread engine's search of `fen` under `limits`: the move, the depth
+/// and the nodes.
+fn fresh_search(fen: &str, limits: &Limits) -> (Move, u32, u64) {
+    let pos = Position::from_fen(fen).unwrap();
+    let r = Engine::new(Options::default())
+        .search(&pos, limits, &fresh(&pos))
+        .unwrap();
+    (r.best, r.depth, r.nodes)
+}
+
+#[test]
+fn an_aborted_iteration_keeps_the_better_move_it_proved() {
+    // Find a middlegame whose best move changes from depth d to d + 1, then stop the
+    // search of depth d + 1 shortly before it ends (by nodes, so the test does not
+    // depend on the machine): the deeper move has been proven by then and is played,
+    // not depth d's move.
+    let mut cases = 0;
+    for fen in jieqi_engine::bench::MIDDLEGAMES
+        .iter()
+        .chain(jieqi_engine::bench::ENDGAMES)
+    {
+        for d in 1..=3 {
+            let (shallow, _, _) = fresh_search(fen, &Limits::depth(d));
+            let (deep, _, n_deep) = fresh_search(fen, &Limits::depth(d + 1));
+            if shallow == deep {
+                continue;
+            }
+            cases += 1;
+            let limits = Limits {
+                nodes: Some(n_deep.saturating_sub(1024)),
+                ..Limits::depth(d + 1)
+            };
+            let (best, depth, nodes) = fresh_search(fen, &limits);
+            assert!(nodes < n_deep, "stopped before the end");
+            if best == deep {
+                assert_eq!(depth, d + 1, "{fen} at depth {d}");
+                return;
+            }
+        }
+    }
+    panic!("no aborted iteration kept its proven move ({cases} positions changed move)");
+}

@@ -190,22 +190,70 @@ fn position_with_suffixed_moves_then_go_depth() {
 }
 
 #[test]
-fn face_down_move_without_suffix_is_rejected_and_position_kept() {
+fn face_down_move_without_suffix_is_rejected_and_leaves_no_position() {
     let s = Session::start();
     s.send("position startpos moves c3c4B");
     s.send("position startpos moves c3c4B c6c5");
     let err = s.wait_for("info string error", 0);
     assert!(err.contains("c6c5"), "{err}");
+    let n = s.lines().len();
     s.send("d");
-    let fen = s.wait_for("Fen: ", 0);
-    let mut p = Position::start();
-    let (m, rv) = UciMove::parse("c3c4B").unwrap().resolve(&p).unwrap();
-    p.play(m, rv).unwrap();
-    assert_eq!(
-        fen,
-        format!("Fen: {}", p.fen()),
-        "the earlier position stays"
+    let err = s.wait_for("info string error no position", n);
+    s.sync();
+    assert!(
+        !s.lines().iter().any(|l| l.starts_with("Fen: ")),
+        "no board after a refused position: {err}"
     );
+    s.quit();
+}
+
+const START_FEN: &str =
+    "xxxxkxxxx/9/1x5x1/x1x1x1x1x/9/9/X1X1X1X1X/1X5X1/9/XXXXKXXXX w A2B2N2R2C2P5a2b2n2r2c2p5 - 0 1";
+
+/// Black to move with a pool of 14 for its 15 face-down pieces: refused.
+const REFUSED_FEN: &str =
+    "xxxxkxxxx/9/1x5x1/x1x1x1x1x/9/9/X1X1X1X1X/1X5X1/9/XXXXKXXXX b A2B2N2R2C2P5a2b2n2r2c2p4 - 0 1";
+
+#[test]
+fn a_refused_position_is_never_searched_as_the_previous_one() {
+    assert!(Position::from_fen(REFUSED_FEN).is_err());
+    let s = Session::start();
+    s.send(&format!("position fen {START_FEN}"));
+    s.send("go movetime 200");
+    let first = s.wait_for("bestmove ", 0);
+    assert_ne!(first, "bestmove (none)");
+    let n = s.lines().len();
+    s.send(&format!("position fen {REFUSED_FEN}"));
+    let err = s.wait_for("info string error", n);
+    assert!(err.contains("bad fen"), "{err}");
+    s.send("go movetime 200");
+    assert_eq!(s.wait_for("bestmove ", n), "bestmove (none)");
+    let after = &s.lines()[n..];
+    assert!(
+        after
+            .iter()
+            .any(|l| l.starts_with("info string error no position")),
+        "{after:?}"
+    );
+    assert!(
+        !after.iter().any(|l| l.starts_with("info depth")),
+        "nothing is searched: {after:?}"
+    );
+    for cmd in ["go perft 1", "eval", "d"] {
+        let m = s.lines().len();
+        s.send(cmd);
+        s.wait_for("info string error no position", m);
+    }
+    // A valid position afterwards is searched again, Black's moves for Black.
+    let n = s.lines().len();
+    s.send("position startpos moves h2e2N");
+    s.send("go depth 1");
+    let best = s.wait_for("bestmove ", n);
+    let mut p = Position::start();
+    let (m, rv) = UciMove::parse("h2e2N").unwrap().resolve(&p).unwrap();
+    p.play(m, rv).unwrap();
+    let mv = UciMove::parse(best.split_whitespace().nth(1).unwrap()).unwrap();
+    assert!(p.is_legal(mv.to_plain()), "{best}");
     s.quit();
 }
 
