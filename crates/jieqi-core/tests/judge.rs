@@ -10,9 +10,7 @@ use support::Rng;
 use std::collections::BTreeSet;
 
 use jieqi_core::game::chased_by;
-use jieqi_core::{
-    Board, Color, Deal, Game, Move, Outcome, Piece, Position, Reason, Role, RuleSet, Square,
-};
+use jieqi_core::{Board, Color, Deal, Game, Move, Outcome, Piece, Position, Role, RuleSet, Square};
 
 fn counts(role: Option<Role>) -> bool {
     matches!(role, Some(Role::Rook | Role::Horse | Role::Cannon))
@@ -174,16 +172,7 @@ impl Slow {
 }
 
 fn code(o: Option<Outcome>) -> Option<&'static str> {
-    o.map(|o| match o.reason() {
-        Reason::Checkmate => "checkmate",
-        Reason::Stalemate => "stalemate",
-        Reason::PerpetualCheck { .. } => "perpetual_check",
-        Reason::PerpetualChase { .. } => "perpetual_chase",
-        Reason::BareKings => "bare_kings",
-        Reason::NoCapture => "no_capture",
-        Reason::Repetition => "repetition",
-        other => panic!("not an end by moves: {other:?}"),
-    })
+    o.map(|o| o.reason().name())
 }
 
 /// Plays a game from `start` choosing moves that check or chase more often than not
