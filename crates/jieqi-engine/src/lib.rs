@@ -4,8 +4,12 @@
 //! The engine never sees a deal: it searches a [`jieqi_core::Position`] as its side
 //! knows it (board with face-down pieces, pools, identities it captured). Moves of
 //! face-down pieces are chance nodes over the identities in the mover's pool, weighted
-//! by their counts, searched with Star1 bounds so that alpha-beta stays exact (see
-//! [`search`]). A face-down piece is valued at the expectation over its pool ([`eval`]).
+//! by their counts: each outcome is searched with the move's own window and the node's
+//! value is the weighted mean of the fail-soft values (exact Star1 bounds are a switch
+//! away; see [`search`]). The rules that depend on the game's history (repetitions,
+//! perpetual check and chase) are judged by the referee's own
+//! [`jieqi_core::game::Judge`], carried along the searched line. A face-down piece is
+//! valued at the expectation over its pool ([`eval`]).
 //!
 //! # Library use
 //! ```
