@@ -618,7 +618,7 @@ impl<'a> Searcher<'a> {
 
     /// Alpha-beta search of the current position to `depth` plies, fail-soft. `pv`:
     /// whether this is a node of the principal variation (searched with an open
-    /// window by its parent; see [`Searcher::child`]).
+    /// window by its parent; see `Searcher::child`).
     pub fn search(
         &mut self,
         mut depth: i32,
