@@ -24,7 +24,7 @@ pub(crate) const PAWN: u8 = Role::Pawn as u8;
 /// The 90 points and what stands on them.
 ///
 /// Each cell is a byte: 0 empty, else role code (a face-down piece has the role of its
-/// start square, which is how it moves) | [`BLACK`] | [`HIDDEN`]. Per colour, the
+/// start square, which is how it moves) | `BLACK` | `HIDDEN`. Per colour, the
 /// occupancy of every rank and file is kept as bit masks for the line tables.
 #[derive(Clone, PartialEq, Eq, Hash)]
 pub struct Board {

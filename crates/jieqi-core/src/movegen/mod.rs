@@ -1,6 +1,6 @@
 //! Legal move generation.
 //!
-//! Pseudo-legal moves come from the line tables and step tables of [`tables`]; a move
+//! Pseudo-legal moves come from the line tables and step tables of `tables`; a move
 //! is then legal unless it leaves the mover's king attacked. Most moves cannot change
 //! that: when the mover is not in check, only a king move, a move from a point on the
 //! king's rank or file or diagonally next to the king (a horse's leg or an elephant's
