@@ -7,14 +7,14 @@ use std::time::Duration;
 use axum::extract::ws::{CloseFrame, Message, Utf8Bytes, WebSocket};
 use futures_util::{SinkExt, StreamExt};
 use jieqi_core::Viewer;
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::mpsc;
 use tokio::time::Instant;
 use tokio_tungstenite::tungstenite;
 
-use crate::Shared;
-use crate::actor::Cmd;
 use crate::knowledge::viewer_name;
-use crate::protocol::{self, ClientIn, ProtoError};
+use crate::protocol::out::PongOut;
+use crate::protocol::{self, ClientIn, ClientOut, ErrorCode, Outgoing, ProtoError};
+use crate::{GameHandle, Shared};
 
 /// Frames (and messages) larger than this close the connection with code 1009
 /// (message too big). The WebSocket layer refuses them as soon as it reads their
@@ -67,7 +67,7 @@ struct Session {
     shared: Arc<Shared>,
     conn: u64,
     outbox: mpsc::Sender<Utf8Bytes>,
-    game: Option<mpsc::Sender<Cmd>>,
+    game: Option<GameHandle>,
     /// The game joined and as whom (for the log: never the token).
     joined: Option<(String, Viewer)>,
 }
@@ -125,7 +125,7 @@ pub async fn serve_socket(socket: WebSocket, shared: Arc<Shared>) {
                 let text = match msg {
                     Message::Text(t) => t,
                     Message::Binary(_) => {
-                        let e = ProtoError::new("bad_json", "binary frames are not part of the protocol; send JSON text");
+                        let e = ProtoError::new(ErrorCode::BadJson, "binary frames are not part of the protocol; send JSON text");
                         if !session.reply_error(&mut sink, &e, None).await { break "gone" }
                         continue;
                     }
@@ -139,7 +139,7 @@ pub async fn serve_socket(socket: WebSocket, shared: Arc<Shared>) {
                         drain(&mut stream).await;
                         break "rate limit";
                     }
-                    let e = ProtoError::new("rate_limited", format!("at most {} messages per second", bucket.rate));
+                    let e = ProtoError::new(ErrorCode::RateLimited, format!("at most {} messages per second", bucket.rate));
                     if !session.reply_error(&mut sink, &e, None).await { break "gone" }
                     continue;
                 }
@@ -166,7 +166,7 @@ pub async fn serve_socket(socket: WebSocket, shared: Arc<Shared>) {
         }
     };
     if let Some(game) = &session.game {
-        let _ = game.send(Cmd::Leave { conn }).await;
+        game.leave(conn).await;
     }
     shared.conn_closed();
     let (game, viewer) = match &session.joined {
@@ -185,6 +185,13 @@ pub async fn serve_socket(socket: WebSocket, shared: Arc<Shared>) {
 
 type Sink = futures_util::stream::SplitSink<WebSocket, Message>;
 
+/// Sends a message the connection answers itself (version 0, docs/protocol.md §3.5);
+/// false if the socket is gone.
+async fn reply(sink: &mut Sink, msg: ClientOut) -> bool {
+    let text = Outgoing::new(0, msg).to_text();
+    sink.send(Message::Text(text.into())).await.is_ok()
+}
+
 /// After our close frame: reads (and drops) what the client still sends until its
 /// close frame, for at most two seconds, so that closing with unread data does not
 /// reset the connection and destroy the replies already sent.
@@ -202,8 +209,7 @@ async fn drain(stream: &mut futures_util::stream::SplitStream<WebSocket>) {
 impl Session {
     /// Sends an error straight back; false if the socket is gone.
     async fn reply_error(&self, sink: &mut Sink, e: &ProtoError, in_: Option<&str>) -> bool {
-        let text = protocol::error_message(0, e, in_);
-        sink.send(Message::Text(text.into())).await.is_ok()
+        reply(sink, e.to_out(in_)).await
     }
 
     async fn handle(
@@ -212,47 +218,45 @@ impl Session {
         sink: &mut Sink,
     ) -> Result<(), (Option<String>, ProtoError)> {
         let inc = protocol::parse(text)?;
-        let t = Some(protocol::type_name(&inc.msg).to_string());
+        let t = Some(inc.msg.type_name().to_string());
         match inc.msg {
             ClientIn::Ping { ts } => {
-                let text = protocol::envelope("pong", 0, serde_json::json!({ "ts": ts }));
-                let _ = sink.send(Message::Text(text.into())).await;
+                reply(sink, ClientOut::Pong(PongOut { ts })).await;
                 Ok(())
             }
             ClientIn::Join { game, token } => {
                 if self.game.is_some() {
                     return Err((
                         t,
-                        ProtoError::new("already_joined", "this connection has joined a game"),
+                        ProtoError::new(
+                            ErrorCode::AlreadyJoined,
+                            "this connection has joined a game",
+                        ),
                     ));
                 }
                 // A game task may end (idle) between lookup and send: look up again.
                 for _ in 0..3 {
-                    let tx = match self.shared.game(&game).await {
-                        Ok(Some(tx)) => tx,
+                    let handle = match self.shared.game(&game).await {
+                        Ok(Some(h)) => h,
                         Ok(None) => {
-                            return Err((t, ProtoError::new("no_game", "no such game")));
+                            return Err((t, ProtoError::new(ErrorCode::NoGame, "no such game")));
                         }
                         Err(e) => {
                             tracing::error!("loading game {game}: {e}");
                             return Err((
                                 t,
-                                ProtoError::new("internal", "the game cannot be loaded"),
+                                ProtoError::new(ErrorCode::Internal, "the game cannot be loaded"),
                             ));
                         }
                     };
-                    let (reply, answer) = oneshot::channel();
-                    let cmd = Cmd::Join {
-                        conn: self.conn,
-                        token: token.clone(),
-                        outbox: self.outbox.clone(),
-                        reply,
-                    };
-                    if tx.send(cmd).await.is_err() {
-                        tokio::time::sleep(Duration::from_millis(10)).await;
-                        continue;
-                    }
-                    return match answer.await {
+                    let answer = handle
+                        .join(self.conn, token.clone(), self.outbox.clone())
+                        .await;
+                    return match answer {
+                        Err(_gone) => {
+                            tokio::time::sleep(Duration::from_millis(10)).await;
+                            continue;
+                        }
                         Ok(Ok(viewer)) => {
                             tracing::info!(
                                 conn = self.conn,
@@ -260,29 +264,26 @@ impl Session {
                                 viewer = viewer_name(viewer),
                                 "connection joined"
                             );
-                            self.game = Some(tx);
+                            self.game = Some(handle);
                             self.joined = Some((game, viewer));
                             Ok(())
                         }
                         Ok(Err(e)) => Err((t, e)),
-                        Err(_) => Err((t, ProtoError::new("internal", "the game stopped"))),
                     };
                 }
-                Err((t, ProtoError::new("internal", "the game is unavailable")))
+                Err((
+                    t,
+                    ProtoError::new(ErrorCode::Internal, "the game is unavailable"),
+                ))
             }
             msg => {
                 let Some(game) = &self.game else {
-                    return Err((t, ProtoError::new("not_joined", "send join first")));
+                    return Err((t, ProtoError::new(ErrorCode::NotJoined, "send join first")));
                 };
-                let cmd = Cmd::Client {
-                    conn: self.conn,
-                    msg,
-                    v: inc.v,
-                };
-                if game.send(cmd).await.is_err() {
+                if game.client(self.conn, msg, inc.v).await.is_err() {
                     return Err((
                         t,
-                        ProtoError::new("internal", "the game stopped; reconnect"),
+                        ProtoError::new(ErrorCode::Internal, "the game stopped; reconnect"),
                     ));
                 }
                 Ok(())

@@ -15,17 +15,18 @@ pub use routes::routes;
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
 
-use jieqi_core::{ByColor, Color, Deal, Outcome, RuleSet};
+use jieqi_core::{ByColor, Color, Deal, RuleSet};
 use jieqi_tournament::{
     DealMode, Entropy, GameResult, PairOptions, Phase, PlayerId, Tournament, TournamentError,
 };
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
+use tokio::sync::mpsc;
 
 use crate::clock::TimeControl;
 use crate::store::{StoreError, Write};
 use crate::util::{now_ms, same_secret};
-use crate::{GameOptions, Shared};
+use crate::{GameEnded, GameOptions, Shared};
 
 /// The most players one event accepts.
 pub const MAX_PLAYERS: usize = 256;
@@ -424,18 +425,22 @@ fn auto_pair(e: &mut Event) -> bool {
     }
 }
 
-/// Called by a game's task when the game ends: if it is a tournament game, its result
-/// is entered (in a task of its own, so the game never waits for the event).
-pub fn game_ended(shared: &Arc<Shared>, game: &str, outcome: Option<Outcome>) {
-    let (Some(event), Some(o)) = (shared.tournaments.event_of_game(game), outcome) else {
-        return;
-    };
-    let result = GameResult::from(&o);
-    let shared = Arc::clone(shared);
-    let game = game.to_string();
+/// Enters the result of every tournament game that ends, as the games announce their
+/// ends ([`Shared::subscribe_game_ends`]); each in a task of its own, so that one
+/// event's lock never holds up another's results.
+pub fn listen(shared: Arc<Shared>, mut ends: mpsc::UnboundedReceiver<GameEnded>) {
     tokio::spawn(async move {
-        if let Err(e) = enter_game_result(&shared, &event, &game, result).await {
-            tracing::error!(tournament = %event, %game, "result not entered: {e}");
+        while let Some(GameEnded { game, outcome }) = ends.recv().await {
+            let Some(event) = shared.tournaments.event_of_game(&game) else {
+                continue;
+            };
+            let result = GameResult::from(&outcome);
+            let shared = Arc::clone(&shared);
+            tokio::spawn(async move {
+                if let Err(e) = enter_game_result(&shared, &event, &game, result).await {
+                    tracing::error!(tournament = %event, %game, "result not entered: {e}");
+                }
+            });
         }
     });
 }
