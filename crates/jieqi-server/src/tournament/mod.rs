@@ -15,7 +15,7 @@ pub use routes::routes;
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
 
-use jieqi_core::{ByColor, Color, Deal, RuleSet};
+use jieqi_core::{ByColor, Color, Deal, Outcome, Reason, RuleSet};
 use jieqi_tournament::{
     DealMode, Entropy, GameResult, PairOptions, Phase, PlayerId, Tournament, TournamentError,
 };
@@ -631,6 +631,17 @@ pub async fn organiser(
             result,
         } => {
             next.state.set_result(round, board, result, true)?;
+            // The server game ends first: no move is accepted after the result, and
+            // the deal (published once every game on it has a result) is never
+            // published while its game can still be played.
+            let game = next
+                .boards
+                .get(round.wrapping_sub(1))
+                .and_then(|r| r.get(board.wrapping_sub(1)))
+                .and_then(|bg| bg.as_ref().map(|bg| bg.game.clone()));
+            if let Some(game) = game {
+                end_game(shared, &game, result).await?;
+            }
             auto_pair(&mut next);
         }
     }
@@ -638,6 +649,34 @@ pub async fn organiser(
     commit(shared, &mut guard, next).await?;
     shared.tournaments.forget_games(&dropped);
     created
+}
+
+/// The outcome that ends a server game with an organiser's result.
+fn adjudicated(result: GameResult) -> Outcome {
+    let win = |winner, reason| Outcome::Win { winner, reason };
+    match result {
+        GameResult::RedWin => win(Color::Red, Reason::Adjudication),
+        GameResult::BlackWin => win(Color::Black, Reason::Adjudication),
+        GameResult::RedForfeitWin => win(Color::Red, Reason::Forfeit),
+        GameResult::BlackForfeitWin => win(Color::Black, Reason::Forfeit),
+        GameResult::Draw | GameResult::DoubleForfeit => Outcome::Draw {
+            reason: Reason::Adjudication,
+        },
+    }
+}
+
+/// Ends board game `game` with the organiser's `result` (a finished game stays as it
+/// ended) and waits until the end is stored and announced.
+async fn end_game(shared: &Arc<Shared>, game: &str, result: GameResult) -> Result<(), TError> {
+    let handle = shared
+        .game(game)
+        .await?
+        .ok_or_else(|| TError::Internal(format!("the board's game {game} is missing")))?;
+    handle
+        .adjudicate(adjudicated(result))
+        .await
+        .map_err(|e| TError::Internal(format!("game {game}: {e}")))?
+        .map_err(|e| TError::Internal(format!("game {game}: {}", e.message)))
 }
 
 fn pair_into(e: &mut Event, opts: &PairOptions) -> Result<(), TError> {
