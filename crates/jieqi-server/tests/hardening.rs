@@ -68,15 +68,13 @@ async fn started_event(
         .await;
         tokens.push(r["token"].as_str().unwrap().to_string());
     }
-    if mode != "joint" {
-        ok(
-            addr,
-            "POST",
-            &format!("/api/tournaments/{id}/start"),
-            json!({"token": org}),
-        )
-        .await;
-    }
+    ok(
+        addr,
+        "POST",
+        &format!("/api/tournaments/{id}/start"),
+        json!({"token": org}),
+    )
+    .await;
     (id, org, tokens)
 }
 
@@ -176,5 +174,96 @@ async fn an_organisers_result_ends_the_game_before_the_deal_is_published() {
     let (_, summary) = call(addr, "GET", &format!("/api/games/{board2}"), None).await;
     assert_eq!(summary["status"], "finished", "{summary}");
     assert_eq!(summary["reason"], "adjudication", "{summary}");
+    server.shutdown().await;
+}
+
+/// Item 2: a joint deal mixes in the server's own seed, committed before the players
+/// contribute, and a guessable contribution is refused.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn joint_deals_mix_in_a_committed_server_seed_and_refuse_weak_secrets() {
+    use sha2::{Digest, Sha256};
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start(config(&dir.path().join("t.db")))
+        .await
+        .unwrap();
+    let addr = server.addr;
+    let (id, _, tokens) = started_event(addr, "joint", 2).await;
+    let (_, v) = call(addr, "GET", &format!("/api/tournaments/{id}"), None).await;
+    let d = v["rounds"][0]["boards"][0]["deal"].as_u64().unwrap() as usize;
+    let server_commitment = v["deals"][d]["server_commitment"]
+        .as_str()
+        .unwrap_or_else(|| panic!("the server seed is committed before anyone contributes: {v}"))
+        .to_string();
+    assert_eq!(v["deals"][d]["server_seed"], Value::Null, "{v}");
+    let path = format!("/api/tournaments/{id}/contribute");
+    // A 4-digit secret (the attack: 8 plies were enough to search it), a repeated
+    // letter, a word: refused, and nothing recorded.
+    for weak in ["4711", "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", "password"] {
+        let (status, e) = call(
+            addr,
+            "POST",
+            &path,
+            Some(json!({"token": tokens[0], "round": 1, "board": 1, "secret": weak})),
+        )
+        .await;
+        assert_eq!(
+            (status, e["error"]["code"].as_str()),
+            (400, Some("bad_request")),
+            "{weak}: {e}"
+        );
+        assert!(
+            e["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("guessable"),
+            "{e}"
+        );
+    }
+    let secrets = [
+        "4f1c9e2a7b3d8c6e0a5f2b9d7c1e3a8f",
+        "9b2e7d4c1a8f6e3b0d5c2a9f7e4b1d8c",
+    ];
+    for (tok, secret) in tokens.iter().zip(secrets) {
+        ok(
+            addr,
+            "POST",
+            &path,
+            json!({"token": tok, "round": 1, "board": 1, "secret": secret}),
+        )
+        .await;
+    }
+    let (game, seat) = seat_of(addr, &id, &tokens[0]).await;
+    let (mut me, _) = join(addr, &game, Some(&seat)).await;
+    let (_, other) = seat_of(addr, &id, &tokens[1]).await;
+    let (_them, _) = join(addr, &game, Some(&other)).await;
+    me.send("resign", Value::Null, None).await.unwrap();
+    me.recv_until("end", WAIT).await.unwrap();
+    let mut published = Value::Null;
+    for _ in 0..200 {
+        let (_, v) = call(addr, "GET", &format!("/api/tournaments/{id}"), None).await;
+        if v["deals"][d]["published"] == true {
+            published = v["deals"][d].clone();
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert_eq!(published["verifies"], true, "{published}");
+    let seed = published["server_seed"].as_str().unwrap();
+    let hex: String = Sha256::digest(seed.as_bytes())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    assert_eq!(server_commitment, format!("sha256:{hex}"));
+    // Player 0 may play either colour: the deal is seed, Red's, Black's.
+    let deal = published["deal"].as_str().unwrap();
+    let joint = |a: &str, b: &str| {
+        jieqi_core::Deal::joint(&[seed.as_bytes(), a.as_bytes(), b.as_bytes()]).to_string()
+    };
+    assert!(
+        deal == joint(secrets[0], secrets[1]) || deal == joint(secrets[1], secrets[0]),
+        "the deal is the seed and both contributions"
+    );
+    let without_seed = jieqi_core::Deal::joint(&[secrets[0].as_bytes(), secrets[1].as_bytes()]);
+    assert_ne!(deal, without_seed.to_string());
     server.shutdown().await;
 }

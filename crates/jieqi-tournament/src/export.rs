@@ -162,7 +162,13 @@ impl Tournament {
             "commitment": rec.commitment,
             "published": rec.published,
         });
+        if let Some(c) = &rec.server_commitment {
+            v["server_commitment"] = json!(c);
+        }
         if rec.published {
+            if rec.server_seed.is_some() {
+                v["server_seed"] = json!(rec.server_seed);
+            }
             v["deal"] = json!(rec.deal);
             v["salt"] = json!(rec.salt);
             if rec.red_contribution.is_some() {

@@ -414,6 +414,7 @@ fn auto_pair(e: &mut Event) -> bool {
     }
     match e.state.pair(&PairOptions::default(), &mut OsEntropy) {
         Ok(_) => {
+            e.state.seed_joint_deals(&mut OsEntropy);
             let n = e.state.rounds.last().map_or(0, |r| r.games.len());
             e.boards.push(vec![None; n]);
             true
@@ -681,9 +682,33 @@ async fn end_game(shared: &Arc<Shared>, game: &str, result: GameResult) -> Resul
 
 fn pair_into(e: &mut Event, opts: &PairOptions) -> Result<(), TError> {
     e.state.pair(opts, &mut OsEntropy)?;
+    e.state.seed_joint_deals(&mut OsEntropy);
     let n = e.state.rounds.last().map_or(0, |r| r.games.len());
     e.boards.push(vec![None; n]);
     Ok(())
+}
+
+/// The least randomness a joint-deal contribution must show, in bits.
+pub const MIN_CONTRIBUTION_BITS: f64 = 64.0;
+
+/// An estimate of the randomness in a contribution: its length times the Shannon
+/// entropy of its characters' frequencies. Generous to random text (32 random hex
+/// digits score about 115) and harsh to short or repetitive text (`1234` scores 8,
+/// `aaaa…` 0), which is what a player searching the opponent's secret exploits.
+pub fn contribution_bits(secret: &str) -> f64 {
+    let mut counts: HashMap<char, usize> = HashMap::new();
+    for c in secret.chars() {
+        *counts.entry(c).or_default() += 1;
+    }
+    let n = secret.chars().count() as f64;
+    let per_char: f64 = counts
+        .values()
+        .map(|&k| {
+            let p = k as f64 / n;
+            -p * p.log2()
+        })
+        .sum();
+    (per_char * n).max(0.0)
 }
 
 /// A player's secret contribution to a joint deal of his board.
@@ -713,6 +738,13 @@ pub async fn contribute(
     } else {
         return Err(TError::BadToken("you do not play on this board"));
     };
+    // Checked after the token and the board, so that a stranger learns nothing.
+    let bits = contribution_bits(secret);
+    if bits < MIN_CONTRIBUTION_BITS {
+        return Err(TError::BadRequest(format!(
+            "secret: too guessable (about {bits:.0} bits, at least {MIN_CONTRIBUTION_BITS:.0} needed): use the one the page generates, or 20 or more random characters"
+        )));
+    }
     let mut next = guard.clone();
     next.state.contribute(round, board, side, secret)?;
     let created = ensure_games(shared, &mut next).await;
@@ -808,14 +840,17 @@ fn view_of(e: &Event, token: Option<&str>) -> Value {
                 "index": i,
                 "mode": d.mode.name(),
                 "commitment": d.commitment,
+                "server_commitment": d.server_commitment,
                 "published": d.published,
                 "deal": null,
                 "salt": null,
+                "server_seed": null,
                 "verifies": null,
             });
             if d.published {
                 v["deal"] = json!(d.deal);
                 v["salt"] = json!(d.salt);
+                v["server_seed"] = json!(d.server_seed);
                 v["verifies"] = json!(d.verifies());
             }
             v
@@ -1026,4 +1061,30 @@ fn you_player(e: &Event, p: PlayerId) -> Value {
         "games": games,
         "contribute": contribute,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn guessable_contributions_score_low_random_ones_high() {
+        for weak in [
+            "1234",
+            "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
+            "password",
+            "secret",
+        ] {
+            assert!(contribution_bits(weak) < MIN_CONTRIBUTION_BITS, "{weak}");
+        }
+        let random = crate::util::random_hex(16);
+        assert!(
+            contribution_bits(&random) >= MIN_CONTRIBUTION_BITS,
+            "{random}"
+        );
+        assert!(
+            contribution_bits("my cat Felix jumped over 3 lazy dogs!") >= MIN_CONTRIBUTION_BITS
+        );
+        assert_eq!(contribution_bits(""), 0.0);
+    }
 }
