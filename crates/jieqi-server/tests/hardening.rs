@@ -267,3 +267,81 @@ async fn joint_deals_mix_in_a_committed_server_seed_and_refuse_weak_secrets() {
     assert_ne!(deal, without_seed.to_string());
     server.shutdown().await;
 }
+
+/// Item 6: names that a spreadsheet would run as formulas are exported as text, and a
+/// JSON array is not an object.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn csv_cells_are_not_formulas_and_arrays_are_not_objects() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start(config(&dir.path().join("t.db")))
+        .await
+        .unwrap();
+    let addr = server.addr;
+    let c = ok(addr, "POST", "/api/tournaments", json!({"name": "csv"})).await;
+    let id = c["id"].as_str().unwrap();
+    let evil = r#"=HYPERLINK("http://e.vil","x")"#;
+    for name in [evil, "+cmd", "-2+3", "@SUM(A1)", "plain"] {
+        ok(
+            addr,
+            "POST",
+            &format!("/api/tournaments/{id}/join"),
+            json!({"name": name}),
+        )
+        .await;
+    }
+    ok(
+        addr,
+        "POST",
+        &format!("/api/tournaments/{id}/start"),
+        json!({"token": c["organiser_token"]}),
+    )
+    .await;
+    for format in ["csv", "games-csv"] {
+        let r = http(
+            addr,
+            "GET",
+            &format!("/api/tournaments/{id}/export?format={format}"),
+            None,
+        )
+        .await
+        .unwrap();
+        let text = String::from_utf8_lossy(&r.body).into_owned();
+        for line in text.lines().skip(1) {
+            for cell in line.split(',') {
+                let cell = cell.trim_start_matches('"');
+                assert!(
+                    !cell.starts_with(['=', '+', '@']) && !cell.starts_with("-2"),
+                    "{format}: a formula cell {cell:?} in {line:?}"
+                );
+            }
+        }
+        assert!(text.contains("'=HYPERLINK"), "{format}: {text}");
+    }
+
+    // `[]` (and other non-objects) where an object is expected: 400, nothing created.
+    let g = create(addr, json!({"opponent": "friend"})).await;
+    for (path, body) in [
+        ("/api/games".to_string(), "[]"),
+        ("/api/games".to_string(), "[\"engine\"]"),
+        ("/api/games".to_string(), "null"),
+        (format!("/api/games/{}/join", g.id), "[]"),
+        ("/api/tournaments".to_string(), "[\"x\"]"),
+        (format!("/api/tournaments/{id}/join"), "[\"late\"]"),
+        (format!("/api/tournaments/{id}/result"), "[]"),
+    ] {
+        let r = http(addr, "POST", &path, Some(body)).await.unwrap();
+        let v = r.json().unwrap_or(Value::Null);
+        assert_eq!(
+            (r.status, v["error"]["code"].as_str()),
+            (400, Some("bad_request")),
+            "{path} {body}: {v}"
+        );
+        assert!(
+            v["error"]["message"].as_str().unwrap().contains("object"),
+            "{v}"
+        );
+    }
+    let (_, open) = call(addr, "GET", "/api/games?list=live", None).await;
+    assert!(open["games"].as_array().unwrap().is_empty(), "{open}");
+    server.shutdown().await;
+}
