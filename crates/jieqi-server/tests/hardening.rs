@@ -268,6 +268,50 @@ async fn joint_deals_mix_in_a_committed_server_seed_and_refuse_weak_secrets() {
     server.shutdown().await;
 }
 
+/// Item 5: an agreed rematch still starts after a restart: the players' new seat
+/// links come back with the old game.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn rematch_seat_links_survive_a_restart() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("t.db");
+    let server = Server::start(config(&db)).await.unwrap();
+    let addr = server.addr;
+    let g = create(
+        addr,
+        json!({"opponent": "friend", "color": "red", "time": "none"}),
+    )
+    .await;
+    let (mut red, mut black) = seat_both(addr, &g).await;
+    red.send("resign", Value::Null, None).await.unwrap();
+    black.recv_until("end", WAIT).await.unwrap();
+    red.send("rematch", Value::Null, None).await.unwrap();
+    black.recv_until("rematch", WAIT).await.unwrap();
+    black.send("rematch", Value::Null, None).await.unwrap();
+    let before = loop {
+        let r = red.recv_until("rematch", WAIT).await.unwrap();
+        if !r["d"]["game"].is_null() {
+            break r["d"]["url"].as_str().unwrap().to_string();
+        }
+    };
+    assert!(before.contains("?seat="), "{before}");
+    red.close().await;
+    black.close().await;
+    server.shutdown().await;
+
+    let server = Server::start(config(&db)).await.unwrap();
+    let (_, s) = join(server.addr, &g.id, Some(&g.token)).await;
+    assert_eq!(s["d"]["rematch"]["url"], before.as_str(), "{s}");
+    // And the link plays: it is Black's seat of the rematch, colours swapped.
+    let (game, seat) = before
+        .strip_prefix("/game/")
+        .unwrap()
+        .split_once("?seat=")
+        .unwrap();
+    let (_, s) = join(server.addr, game, Some(seat)).await;
+    assert_eq!(s["d"]["you"], "black", "{s}");
+    server.shutdown().await;
+}
+
 /// Item 6: names that a spreadsheet would run as formulas are exported as text, and a
 /// JSON array is not an object.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
