@@ -154,6 +154,7 @@ async fn health(State(shared): State<Arc<Shared>>) -> Json<serde_json::Value> {
         "ok": true,
         "games_in_memory": shared.registry.len(),
         "connections": shared.connections(),
+        "tcp_connections": shared.tcp_connections.total(),
     }))
 }
 

@@ -14,6 +14,7 @@ pub mod engine;
 pub mod game;
 pub mod http;
 pub mod knowledge;
+pub mod listener;
 pub mod protocol;
 pub mod request;
 pub mod room;
@@ -27,6 +28,7 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use jieqi_core::{ByColor, Color, Deal, Outcome, RuleSet};
 use tokio::sync::{mpsc, watch};
@@ -70,6 +72,36 @@ impl Default for Config {
             engine: EngineKind::Search,
             rate_per_sec: ws::RATE_PER_SEC,
             rate_burst: ws::RATE_BURST,
+        }
+    }
+}
+
+/// Limits on what one client may hold or ask of the server, so that idle or hostile
+/// clients cannot exhaust it (docs/server.md, "Limits"). Separate from [`Config`] so
+/// that tests can make the timeouts short.
+#[derive(Clone, Debug)]
+pub struct Limits {
+    /// Time a client has to send a request's headers.
+    pub header_read_timeout: Duration,
+    /// A connection on which nothing has been read for this long is closed.
+    pub idle_timeout: Duration,
+    /// Open TCP connections per client address; more are closed at once.
+    pub max_connections_per_address: usize,
+    /// How often the server pings each WebSocket.
+    pub ws_ping_interval: Duration,
+    /// A WebSocket that has sent nothing (not even a pong) for a ping interval plus
+    /// this long is closed.
+    pub ws_pong_timeout: Duration,
+}
+
+impl Default for Limits {
+    fn default() -> Limits {
+        Limits {
+            header_read_timeout: Duration::from_secs(10),
+            idle_timeout: Duration::from_secs(120),
+            max_connections_per_address: 128,
+            ws_ping_interval: Duration::from_secs(20),
+            ws_pong_timeout: Duration::from_secs(20),
         }
     }
 }
@@ -204,6 +236,10 @@ impl Registry {
 pub struct Shared {
     /// Settings.
     pub config: Config,
+    /// Limits per client.
+    pub limits: Limits,
+    /// Open TCP connections per client address.
+    pub tcp_connections: Arc<listener::ConnectionCounts>,
     /// Storage.
     pub store: Arc<dyn Store>,
     /// Engines.
@@ -220,9 +256,16 @@ pub struct Shared {
 
 impl Shared {
     /// A new shared state.
-    pub fn new(config: Config, store: Arc<dyn Store>, engines: EnginePool) -> Arc<Shared> {
+    pub fn new(
+        config: Config,
+        limits: Limits,
+        store: Arc<dyn Store>,
+        engines: EnginePool,
+    ) -> Arc<Shared> {
         Arc::new(Shared {
             config,
+            limits,
+            tcp_connections: Arc::default(),
             store,
             engines,
             registry: Registry::new(),
@@ -451,13 +494,19 @@ pub struct Server {
     pub addr: SocketAddr,
     /// Its shared state.
     pub shared: Arc<Shared>,
-    task: tokio::task::JoinHandle<std::io::Result<()>>,
+    task: tokio::task::JoinHandle<()>,
     sqlite: Arc<store::SqliteStore>,
 }
 
 impl Server {
-    /// Opens the database, resumes unfinished games and starts listening.
+    /// Opens the database, resumes unfinished games and starts listening, with the
+    /// default [`Limits`].
     pub async fn start(config: Config) -> Result<Server, StartError> {
+        Server::start_with(config, Limits::default()).await
+    }
+
+    /// [`Server::start`] with the given limits.
+    pub async fn start_with(config: Config, limits: Limits) -> Result<Server, StartError> {
         let sqlite = Arc::new(
             store::SqliteStore::open(&config.db, config.sync)
                 .map_err(|e| StartError(format!("{}: {e}", config.db.display())))?,
@@ -467,7 +516,7 @@ impl Server {
             EngineKind::Greedy => Arc::new(engine::GreedyEngine),
         };
         let engines = EnginePool::new(engine, config.engine_threads);
-        let shared = Shared::new(config.clone(), sqlite.clone(), engines);
+        let shared = Shared::new(config.clone(), limits, sqlite.clone(), engines);
         let game_ends = shared.subscribe_game_ends();
         tournament::load_all(&shared)
             .await
@@ -485,16 +534,7 @@ impl Server {
             .map_err(|e| StartError(e.to_string()))?;
         tracing::info!(%addr, resumed, "listening");
         let app = app(Arc::clone(&shared));
-        let stop = shared.stop_signal();
-        // TCP_NODELAY: small messages go out at once, never held back by Nagle.
-        let listener = axum::serve::ListenerExt::tap_io(listener, |tcp| {
-            let _ = tcp.set_nodelay(true);
-        });
-        let task = tokio::spawn(async move {
-            axum::serve(listener, app)
-                .with_graceful_shutdown(Shared::stopped(stop))
-                .await
-        });
+        let task = tokio::spawn(listener::serve(listener, app, Arc::clone(&shared)));
         Ok(Server {
             addr,
             shared,

@@ -22,6 +22,8 @@ use crate::{GameHandle, Shared};
 pub const MAX_FRAME_BYTES: usize = 64 * 1024;
 /// The close code for a message over [`MAX_FRAME_BYTES`] (RFC 6455 §7.4.1).
 pub const CLOSE_TOO_BIG: u16 = 1009;
+/// The close code for a client that stopped answering pings, and for shutdown.
+pub const CLOSE_GOING_AWAY: u16 = 1001;
 /// Sustained messages per second per connection (default).
 pub const RATE_PER_SEC: f64 = 20.0;
 /// Burst allowance (default).
@@ -97,6 +99,12 @@ pub async fn serve_socket(socket: WebSocket, shared: Arc<Shared>) {
     let stop = Shared::stopped(shared.stop_signal());
     tokio::pin!(stop);
     let mut bucket = Bucket::new(shared.config.rate_per_sec, shared.config.rate_burst);
+    // The server pings; a client that has sent nothing at all (not even the pong) for
+    // a ping interval plus the pong timeout is gone.
+    let every = shared.limits.ws_ping_interval;
+    let silence = every + shared.limits.ws_pong_timeout;
+    let mut ping = tokio::time::interval_at(Instant::now() + every, every);
+    let mut last_heard = Instant::now();
     let mut dropped = 0u32;
     let close = |code: u16, reason: &'static str| {
         Message::Close(Some(CloseFrame {
@@ -109,7 +117,10 @@ pub async fn serve_socket(socket: WebSocket, shared: Arc<Shared>) {
         tokio::select! {
             incoming = stream.next() => {
                 let msg = match incoming {
-                    Some(Ok(m)) => m,
+                    Some(Ok(m)) => {
+                        last_heard = Instant::now();
+                        m
+                    }
                     // Past the limit the socket cannot be read on (the rest of the
                     // frame is unread), but it can still be told why it is closed.
                     Some(Err(e)) if is_too_big(&e) => {
@@ -159,8 +170,17 @@ pub async fn serve_socket(socket: WebSocket, shared: Arc<Shared>) {
                     break "too slow";
                 }
             },
+            _ = ping.tick() => {
+                if last_heard.elapsed() > silence {
+                    let _ = sink.send(close(CLOSE_GOING_AWAY, "no answer to ping")).await;
+                    break "ping timeout";
+                }
+                if sink.send(Message::Ping(Default::default())).await.is_err() {
+                    break "gone";
+                }
+            }
             _ = &mut stop => {
-                let _ = sink.send(close(1001, "server shutting down")).await;
+                let _ = sink.send(close(CLOSE_GOING_AWAY, "server shutting down")).await;
                 break "server shutting down";
             }
         }

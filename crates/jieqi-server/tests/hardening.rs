@@ -10,8 +10,10 @@ use std::time::Duration;
 use common::*;
 use jieqi_server::client::http;
 use jieqi_server::store::SyncMode;
-use jieqi_server::{Config, Server};
+use jieqi_server::{Config, Limits, Server};
 use serde_json::{Value, json};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
 
 fn config(db: &Path) -> Config {
     Config {
@@ -387,5 +389,126 @@ async fn csv_cells_are_not_formulas_and_arrays_are_not_objects() {
     }
     let (_, open) = call(addr, "GET", "/api/games?list=live", None).await;
     assert!(open["games"].as_array().unwrap().is_empty(), "{open}");
+    server.shutdown().await;
+}
+
+/// Limits short enough for a test to watch them work.
+fn quick_limits() -> Limits {
+    Limits {
+        header_read_timeout: Duration::from_millis(300),
+        idle_timeout: Duration::from_millis(600),
+        max_connections_per_address: 20,
+        ws_ping_interval: Duration::from_millis(200),
+        ws_pong_timeout: Duration::from_millis(300),
+    }
+}
+
+/// Whether the server closes `tcp` within `within` (reading and dropping whatever it
+/// sends until then).
+async fn closed_within(tcp: &mut TcpStream, within: Duration) -> bool {
+    let mut buf = [0u8; 1024];
+    tokio::time::timeout(within, async {
+        loop {
+            match tcp.read(&mut buf).await {
+                Ok(0) | Err(_) => return,
+                Ok(_) => {}
+            }
+        }
+    })
+    .await
+    .is_ok()
+}
+
+/// Item 3: silent TCP connections are closed (beyond the per-address cap at once, the
+/// others when their headers are late), and the server keeps accepting.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn silent_connections_are_closed_and_the_server_keeps_accepting() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start_with(config(&dir.path().join("t.db")), quick_limits())
+        .await
+        .unwrap();
+    let addr = server.addr;
+    let mut silent = Vec::new();
+    for _ in 0..200 {
+        silent.push(TcpStream::connect(addr).await.unwrap());
+    }
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    let held = server.shared.tcp_connections.total();
+    assert!(
+        held <= 20,
+        "the server holds {held} connections from one address"
+    );
+    for tcp in &mut silent {
+        assert!(
+            closed_within(tcp, Duration::from_secs(5)).await,
+            "a silent connection stayed open"
+        );
+    }
+    assert_eq!(server.shared.tcp_connections.total(), 0);
+    // Still accepting, and a request whose headers trickle in too slowly is cut off.
+    let (status, health) = call(addr, "GET", "/api/health", None).await;
+    assert_eq!(
+        (status, health["ok"].as_bool()),
+        (200, Some(true)),
+        "{health}"
+    );
+    let mut slow = TcpStream::connect(addr).await.unwrap();
+    slow.write_all(b"GET /api/health HTTP/1.1\r\n")
+        .await
+        .unwrap();
+    assert!(closed_within(&mut slow, Duration::from_secs(5)).await);
+    // An idle keep-alive connection is closed too.
+    let mut kept = TcpStream::connect(addr).await.unwrap();
+    kept.write_all(b"GET /api/health HTTP/1.1\r\nHost: x\r\n\r\n")
+        .await
+        .unwrap();
+    assert!(closed_within(&mut kept, Duration::from_secs(5)).await);
+    server.shutdown().await;
+}
+
+/// Item 3: a WebSocket that answers no ping is closed; one that does stays.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_websocket_that_answers_no_ping_is_closed() {
+    let dir = tempfile::tempdir().unwrap();
+    let limits = Limits {
+        // Long enough that only the pings decide here.
+        idle_timeout: Duration::from_secs(30),
+        header_read_timeout: Duration::from_secs(30),
+        ..quick_limits()
+    };
+    let server = Server::start_with(config(&dir.path().join("t.db")), limits)
+        .await
+        .unwrap();
+    let addr = server.addr;
+    let mut raw = TcpStream::connect(addr).await.unwrap();
+    raw.write_all(
+        b"GET /ws HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\
+          Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n",
+    )
+    .await
+    .unwrap();
+    let mut head = [0u8; 12];
+    raw.read_exact(&mut head).await.unwrap();
+    assert_eq!(&head, b"HTTP/1.1 101", "upgraded");
+    let g = create(
+        addr,
+        json!({"opponent": "engine", "color": "red", "time": "none"}),
+    )
+    .await;
+    let (mut healthy, _) = join(addr, &g.id, Some(&g.token)).await;
+    // The client that reads (and so answers pings) is still served after many pings.
+    let reader = tokio::spawn(async move {
+        let until = std::time::Instant::now() + Duration::from_millis(1500);
+        while std::time::Instant::now() < until {
+            let _ = healthy.recv(Duration::from_millis(100)).await;
+        }
+        sync(&mut healthy).await
+    });
+    assert!(
+        closed_within(&mut raw, Duration::from_secs(5)).await,
+        "the silent socket is closed"
+    );
+    let s = reader.await.unwrap();
+    assert_eq!(s["d"]["you"], "red");
     server.shutdown().await;
 }
