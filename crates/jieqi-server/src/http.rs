@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
-use axum::extract::{Path, Query, State, WebSocketUpgrade};
+use axum::extract::{ConnectInfo, Path, Query, State, WebSocketUpgrade};
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
@@ -486,6 +486,7 @@ struct EvalQuery {
 
 async fn eval(
     State(shared): State<Arc<Shared>>,
+    ConnectInfo(client): ConnectInfo<std::net::SocketAddr>,
     Path(id): Path<String>,
     Query(q): Query<EvalQuery>,
 ) -> Result<Response, ApiError> {
@@ -503,8 +504,8 @@ async fn eval(
     let pos = game.view(Viewer::Player(turn)).position_after(n);
     let fen = pos.fen();
     let ev = shared
-        .engines
-        .evaluate(pos, Duration::from_millis(500))
+        .analysis
+        .evaluate(client.ip(), pos, Duration::from_millis(500))
         .await
         .map_err(|_| ApiError::Busy)?;
     Ok(Json(json!({
@@ -513,7 +514,7 @@ async fn eval(
         "turn": turn.name(),
         "score_cp": ev.score_cp,
         "best": ev.best.map(|m| m.to_string()),
-        "engine": shared.engines.name(),
+        "engine": shared.analysis.name(),
         "depth": ev.depth,
     }))
     .into_response())

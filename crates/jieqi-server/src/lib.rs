@@ -92,6 +92,10 @@ pub struct Limits {
     /// A WebSocket that has sent nothing (not even a pong) for a ping interval plus
     /// this long is closed.
     pub ws_pong_timeout: Duration,
+    /// Threads of the analysis pool (`/eval`), apart from the engine games'.
+    pub analysis_threads: usize,
+    /// Evaluations one client address may have running at once.
+    pub analysis_per_client: usize,
 }
 
 impl Default for Limits {
@@ -102,6 +106,8 @@ impl Default for Limits {
             max_connections_per_address: 128,
             ws_ping_interval: Duration::from_secs(20),
             ws_pong_timeout: Duration::from_secs(20),
+            analysis_threads: 1,
+            analysis_per_client: 1,
         }
     }
 }
@@ -242,8 +248,10 @@ pub struct Shared {
     pub tcp_connections: Arc<listener::ConnectionCounts>,
     /// Storage.
     pub store: Arc<dyn Store>,
-    /// Engines.
+    /// Engines of engine games.
     pub engines: EnginePool,
+    /// Engines of analysis.
+    pub analysis: engine::AnalysisPool,
     /// Games in memory.
     pub registry: Registry,
     /// Tournaments (docs/tournament.md, "Tournaments on the web server").
@@ -261,9 +269,11 @@ impl Shared {
         limits: Limits,
         store: Arc<dyn Store>,
         engines: EnginePool,
+        analysis: engine::AnalysisPool,
     ) -> Arc<Shared> {
         Arc::new(Shared {
             config,
+            analysis,
             limits,
             tcp_connections: Arc::default(),
             store,
@@ -515,8 +525,10 @@ impl Server {
             EngineKind::Search => Arc::new(engine::SearchEngine::new(16)),
             EngineKind::Greedy => Arc::new(engine::GreedyEngine),
         };
-        let engines = EnginePool::new(engine, config.engine_threads);
-        let shared = Shared::new(config.clone(), limits, sqlite.clone(), engines);
+        let engines = EnginePool::new(Arc::clone(&engine), config.engine_threads);
+        let analysis =
+            engine::AnalysisPool::new(engine, limits.analysis_threads, limits.analysis_per_client);
+        let shared = Shared::new(config.clone(), limits, sqlite.clone(), engines, analysis);
         let game_ends = shared.subscribe_game_ends();
         tournament::load_all(&shared)
             .await

@@ -400,6 +400,7 @@ fn quick_limits() -> Limits {
         max_connections_per_address: 20,
         ws_ping_interval: Duration::from_millis(200),
         ws_pong_timeout: Duration::from_millis(300),
+        ..Limits::default()
     }
 }
 
@@ -510,5 +511,83 @@ async fn a_websocket_that_answers_no_ping_is_closed() {
     );
     let s = reader.await.unwrap();
     assert_eq!(s["d"]["you"], "red");
+    server.shutdown().await;
+}
+
+/// Item 4: `/eval` runs on its own pool with a per-client limit: hammered by
+/// concurrent requests from one client while an engine game is played, it refuses the
+/// excess with `429 busy`, and no engine move ever queues behind an analysis.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn eval_is_bounded_and_never_delays_engine_moves() {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+    let dir = tempfile::tempdir().unwrap();
+    let mut cfg = config(&dir.path().join("t.db"));
+    cfg.engine = jieqi_server::EngineKind::Search;
+    let server = Server::start(cfg).await.unwrap();
+    let addr = server.addr;
+    // A finished game to analyse.
+    let done = create(
+        addr,
+        json!({"opponent": "engine", "level": 1, "color": "red", "time": "none"}),
+    )
+    .await;
+    let (mut c, _) = join(addr, &done.id, Some(&done.token)).await;
+    c.send("resign", Value::Null, None).await.unwrap();
+    c.recv_until("end", WAIT).await.unwrap();
+
+    let stop = Arc::new(AtomicBool::new(false));
+    let (answered, refused) = (Arc::new(AtomicU64::new(0)), Arc::new(AtomicU64::new(0)));
+    let mut hammers = Vec::new();
+    for _ in 0..4 {
+        let (stop, answered, refused) = (stop.clone(), answered.clone(), refused.clone());
+        let path = format!("/api/games/{}/eval?ply=0", done.id);
+        hammers.push(tokio::spawn(async move {
+            while !stop.load(Ordering::Relaxed) {
+                let r = http(addr, "GET", &path, None).await.unwrap();
+                match r.status {
+                    200 => answered.fetch_add(1, Ordering::Relaxed),
+                    429 => refused.fetch_add(1, Ordering::Relaxed),
+                    s => panic!("eval answered {s}"),
+                };
+            }
+        }));
+    }
+    // Meanwhile an engine game: every engine move is counted by the games' pool.
+    let before = server.shared.engines.stats();
+    let g = create(
+        addr,
+        json!({"opponent": "engine", "level": 1, "color": "red", "time": "none"}),
+    )
+    .await;
+    let (mut me, s) = join(addr, &g.id, Some(&g.token)).await;
+    let mut legal = s["d"]["legal"][0].as_str().unwrap().to_string();
+    for n in 0..6u64 {
+        me.send("move", json!({"uci": legal}), None).await.unwrap();
+        let reply = move_event(&mut me, 2 * n + 2).await;
+        match reply["d"]["legal"][0].as_str() {
+            Some(m) => legal = m.to_string(),
+            None => break,
+        }
+    }
+    stop.store(true, Ordering::Relaxed);
+    for h in hammers {
+        h.await.unwrap();
+    }
+    let after = server.shared.engines.stats();
+    assert!(after.asked - before.asked >= 1, "{before:?} {after:?}");
+    assert_eq!(
+        after.waited, before.waited,
+        "an engine move queued behind something else"
+    );
+    let (answered, refused) = (
+        answered.load(Ordering::Relaxed),
+        refused.load(Ordering::Relaxed),
+    );
+    assert!(answered >= 1, "evaluations still run: {answered}");
+    assert!(
+        refused >= 1,
+        "one client's excess is refused: {answered} answered"
+    );
     server.shutdown().await;
 }
