@@ -71,6 +71,19 @@ impl ServeArgs {
             ..Config::default()
         }
     }
+
+    /// The limits per client.
+    pub fn limits(&self) -> Limits {
+        let secs = |s: u64| Duration::from_secs(s.max(1));
+        Limits {
+            max_connections_per_address: self.max_connections_per_address.max(1),
+            header_read_timeout: secs(self.header_timeout_secs),
+            idle_timeout: secs(self.idle_timeout_secs),
+            ws_ping_interval: secs(self.ws_ping_secs),
+            ws_pong_timeout: secs(self.ws_pong_timeout_secs),
+            ..Limits::default()
+        }
+    }
 }
 
 /// Logs to stderr, filtered by `RUST_LOG` (default `info`).
@@ -102,21 +115,6 @@ pub async fn shutdown_signal() {
     tokio::select! {
         _ = ctrl_c => {}
         _ = term => {}
-    }
-}
-
-impl ServeArgs {
-    /// The limits per client.
-    pub fn limits(&self) -> Limits {
-        let secs = |s: u64| Duration::from_secs(s.max(1));
-        Limits {
-            max_connections_per_address: self.max_connections_per_address.max(1),
-            header_read_timeout: secs(self.header_timeout_secs),
-            idle_timeout: secs(self.idle_timeout_secs),
-            ws_ping_interval: secs(self.ws_ping_secs),
-            ws_pong_timeout: secs(self.ws_pong_timeout_secs),
-            ..Limits::default()
-        }
     }
 }
 
