@@ -234,6 +234,8 @@ enum Pending {
         mv: Move,
         clock: Option<Clock>,
         mover_left: Option<u64>,
+        /// When it was played: stored with it, and so also announced with it.
+        played: Now,
     },
     /// An end without a move.
     Finish {
@@ -752,7 +754,7 @@ impl Room {
     }
 
     /// Plays a legal move of `color` on the referee's game and asks for it to be
-    /// stored; everyone hears of it once it is ([`Room::move_stored`]).
+    /// stored; everyone hears of it once it is (`move_stored`).
     fn play(
         &mut self,
         color: Color,
@@ -796,6 +798,7 @@ impl Room {
             mv: m,
             clock,
             mover_left,
+            played: now,
         });
         Ok(())
     }
@@ -809,10 +812,11 @@ impl Room {
                     color,
                     clock,
                     mover_left,
+                    played,
                     ..
                 }),
                 Ok(()),
-            ) => self.move_stored(color, clock, mover_left, now),
+            ) => self.move_stored(color, clock, mover_left, played),
             (Some(Pending::Move { asker, mv, .. }), Err(e)) => {
                 tracing::error!(game = %self.id, "cannot store move {mv}: {e}");
                 match stored::without_last_ply(&self.game) {

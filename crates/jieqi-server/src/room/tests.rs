@@ -147,7 +147,15 @@ fn a_move_is_stored_before_anybody_hears_of_it() {
     );
     assert!(room.is_waiting_for_store());
     assert_eq!(room.version(), v, "no new version before the write");
-    let fx = room.handle(Input::Persisted(Ok(())), now);
+    let stored_at = match &fx[0] {
+        Effect::Persist(Write::Move { mv, .. }) => mv.at_ms,
+        other => panic!("{other:?}"),
+    };
+    // The write takes a while: the move is still announced as of when it was played.
+    let fx = room.handle(
+        Input::Persisted(Ok(())),
+        now.after(Duration::from_millis(40)),
+    );
     for (conn, viewer) in [
         (RED, Viewer::RED),
         (BLACK, Viewer::BLACK),
@@ -155,7 +163,7 @@ fn a_move_is_stored_before_anybody_hears_of_it() {
     ] {
         let got = received(&fx, conn, viewer);
         assert!(
-            matches!(got.as_slice(), [ClientOut::Move(m)] if m.ply.n == 1),
+            matches!(got.as_slice(), [ClientOut::Move(m)] if m.ply.n == 1 && m.ply.at_ms == stored_at),
             "{got:?}"
         );
     }
