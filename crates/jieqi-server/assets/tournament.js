@@ -173,6 +173,14 @@ const DEAL_MODES = ['random', 'duplicate', 'organiser', 'joint'];
 const TIMES = ['3+2', '5+3', '10+5', '15+10', '30+0', 'none'];
 const RESULTS = ['1-0', '0-1', '1/2', '+-', '-+', '--'];
 
+/** A joint-deal contribution drawn by the browser: 32 hex digits (128 bits) from the
+ * platform's CSPRNG, so nobody has to invent a secret the opponent could guess. */
+function randomSecret() {
+  const b = new Uint8Array(16);
+  crypto.getRandomValues(b);
+  return Array.from(b, (x) => x.toString(16).padStart(2, '0')).join('');
+}
+
 function fill(text, vars) {
   return text.replace(/\{(\w+)\}/g, (_, k) => (k in vars ? String(vars[k]) : `{${k}}`));
 }
@@ -341,7 +349,7 @@ export function showEvent(main, id, token) {
         you.contribute.filter((c) => !c.given).map((c) => h('form', { class: 'contribute', onsubmit: (e) => {
           e.preventDefault();
           act('contribute', { round: c.round, board: c.board, secret: e.target.querySelector('input').value });
-        } }, `${fill(t('tRound'), { n: c.round })} · ${t('tContribute')} `, h('input', { maxlength: 200, required: true }), ' ',
+        } }, `${fill(t('tRound'), { n: c.round })} · ${t('tContribute')} `, h('input', { maxlength: 200, required: true, value: randomSecret() }), ' ',
         h('button', { type: 'submit' }, t('tSend')))),
         you.games.length
           ? h('ul', { class: 'games', id: 't-your-games' }, you.games.map((g) => h('li', { class: 'game-row' },

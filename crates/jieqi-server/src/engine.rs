@@ -4,7 +4,10 @@
 //! An engine only ever receives a [`Position`] built from its own side's view, so it
 //! cannot play on knowledge its side does not have.
 
-use std::sync::Arc;
+use std::collections::HashMap;
+use std::net::IpAddr;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use jieqi_core::RuleSet;
@@ -261,14 +264,32 @@ impl Engine for SearchEngine {
     }
 }
 
-/// Runs engines on blocking threads, at most `threads` at a time.
+/// Runs the engine of engine games on blocking threads, at most `threads` at a time.
+/// Nothing else uses these threads (analysis has its own [`AnalysisPool`]), so a move
+/// waits only behind other games' moves.
 #[derive(Clone)]
 pub struct EnginePool {
     engine: Arc<dyn Engine>,
     permits: Arc<Semaphore>,
+    stats: Arc<PoolCounters>,
 }
 
-/// The pool is saturated.
+#[derive(Default)]
+struct PoolCounters {
+    asked: AtomicU64,
+    waited: AtomicU64,
+}
+
+/// What a pool has done.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct PoolStats {
+    /// Requests.
+    pub asked: u64,
+    /// Requests that found every thread taken and queued.
+    pub waited: u64,
+}
+
+/// The pool is saturated (or the client has as many requests running as it may).
 #[derive(Copy, Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("the engine pool is busy")]
 pub struct Busy;
@@ -279,12 +300,21 @@ impl EnginePool {
         EnginePool {
             engine,
             permits: Arc::new(Semaphore::new(threads.max(1))),
+            stats: Arc::default(),
         }
     }
 
     /// The engine's name.
     pub fn name(&self) -> String {
         self.engine.name().to_string()
+    }
+
+    /// Requests so far, and how many had to queue.
+    pub fn stats(&self) -> PoolStats {
+        PoolStats {
+            asked: self.stats.asked.load(Ordering::Relaxed),
+            waited: self.stats.waited.load(Ordering::Relaxed),
+        }
     }
 
     /// The engine's move (waits for a free thread).
@@ -295,7 +325,14 @@ impl EnginePool {
         budget: Duration,
         history: Judge,
     ) -> Option<Move> {
-        let permit = Arc::clone(&self.permits).acquire_owned().await.ok()?;
+        self.stats.asked.fetch_add(1, Ordering::Relaxed);
+        let permit = match Arc::clone(&self.permits).try_acquire_owned() {
+            Ok(p) => p,
+            Err(_) => {
+                self.stats.waited.fetch_add(1, Ordering::Relaxed);
+                Arc::clone(&self.permits).acquire_owned().await.ok()?
+            }
+        };
         let engine = Arc::clone(&self.engine);
         tokio::task::spawn_blocking(move || {
             let _permit = permit;
@@ -305,15 +342,77 @@ impl EnginePool {
         .ok()
         .flatten()
     }
+}
 
-    /// An evaluation, or [`Busy`] at once when every thread is taken.
-    pub async fn evaluate(&self, pos: Position, budget: Duration) -> Result<Evaluation, Busy> {
+/// Runs analysis (`/eval`) on threads of its own, at most `threads` at a time and at
+/// most `per_client` at a time for one client address; a request beyond either is
+/// refused at once ([`Busy`]), never queued.
+pub struct AnalysisPool {
+    engine: Arc<dyn Engine>,
+    permits: Arc<Semaphore>,
+    per_client: usize,
+    running: Arc<Mutex<HashMap<IpAddr, usize>>>,
+}
+
+/// A client's running request, uncounted when dropped.
+struct ClientSlot {
+    running: Arc<Mutex<HashMap<IpAddr, usize>>>,
+    client: IpAddr,
+}
+
+impl Drop for ClientSlot {
+    fn drop(&mut self) {
+        let mut m = self.running.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(n) = m.get_mut(&self.client) {
+            *n -= 1;
+            if *n == 0 {
+                m.remove(&self.client);
+            }
+        }
+    }
+}
+
+impl AnalysisPool {
+    /// A pool running `engine` on `threads` threads, `per_client` per client.
+    pub fn new(engine: Arc<dyn Engine>, threads: usize, per_client: usize) -> AnalysisPool {
+        AnalysisPool {
+            engine,
+            permits: Arc::new(Semaphore::new(threads.max(1))),
+            per_client: per_client.max(1),
+            running: Arc::default(),
+        }
+    }
+
+    /// The engine's name.
+    pub fn name(&self) -> String {
+        self.engine.name().to_string()
+    }
+
+    /// An evaluation for `client`, or [`Busy`] at once.
+    pub async fn evaluate(
+        &self,
+        client: IpAddr,
+        pos: Position,
+        budget: Duration,
+    ) -> Result<Evaluation, Busy> {
+        let slot = {
+            let mut m = self.running.lock().unwrap_or_else(|p| p.into_inner());
+            let n = m.entry(client).or_default();
+            if *n >= self.per_client {
+                return Err(Busy);
+            }
+            *n += 1;
+            ClientSlot {
+                running: Arc::clone(&self.running),
+                client,
+            }
+        };
         let permit = Arc::clone(&self.permits)
             .try_acquire_owned()
             .map_err(|_| Busy)?;
         let engine = Arc::clone(&self.engine);
         tokio::task::spawn_blocking(move || {
-            let _permit = permit;
+            let _held = (permit, slot);
             engine.evaluate(&pos, budget)
         })
         .await

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
-use axum::extract::{DefaultBodyLimit, Path, Query, State, WebSocketUpgrade};
+use axum::extract::{ConnectInfo, Path, Query, State, WebSocketUpgrade};
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
@@ -14,11 +14,11 @@ use axum::{Json, Router};
 use jieqi_core::{ByColor, CapturedIdentity, Color, RuleSet, Viewer};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
-use tokio::sync::oneshot;
 
-use crate::actor::{ClaimRefused, Cmd, invite_url, replay_stored};
 use crate::clock::TimeControl;
 use crate::knowledge::{self, PlyOut};
+use crate::request::{self, BodyError};
+use crate::room::{ClaimRefused, invite_url, replay_stored};
 use crate::store::{ListKind, StoreError, Summary};
 use crate::{GameOptions, Shared, assets, util, ws};
 
@@ -40,7 +40,7 @@ pub enum ApiError {
     )]
     BadInvite,
     /// A request body over the limit.
-    #[error("request bodies are at most {max} bytes", max = BODY_LIMIT)]
+    #[error("request bodies are at most {max} bytes", max = request::BODY_LIMIT)]
     TooLarge,
     /// The game is still running.
     #[error("the game is not finished")]
@@ -87,35 +87,24 @@ impl IntoResponse for ApiError {
     }
 }
 
-/// The largest request body accepted (`413 too_large` past it).
-pub const BODY_LIMIT: usize = 16 * 1024;
-
-/// A request body, or `too_large` past [`BODY_LIMIT`] and `bad` (with the reason) for
-/// any other failure to read it. Shared with the tournament routes.
-pub fn body_or<E>(
-    body: Result<Bytes, BytesRejection>,
-    too_large: E,
-    bad: impl FnOnce(String) -> E,
-) -> Result<Bytes, E> {
-    body.map_err(|e| match e.status() {
-        StatusCode::PAYLOAD_TOO_LARGE => too_large,
-        _ => bad(format!("request body: {e}")),
-    })
+impl From<BodyError> for ApiError {
+    fn from(e: BodyError) -> ApiError {
+        match e {
+            BodyError::TooLarge => ApiError::TooLarge,
+            BodyError::Bad(m) => ApiError::BadRequest(m),
+        }
+    }
 }
 
-/// A JSON request body; an empty one (or only whitespace) gives the defaults.
+/// A JSON object request body; an empty one (or only whitespace) gives the defaults.
 fn json_body<T: serde::de::DeserializeOwned + Default>(
     body: Result<Bytes, BytesRejection>,
 ) -> Result<T, ApiError> {
-    let body = body_or(body, ApiError::TooLarge, ApiError::BadRequest)?;
-    if body.iter().all(u8::is_ascii_whitespace) {
-        return Ok(T::default());
-    }
-    serde_json::from_slice(&body).map_err(|e| ApiError::BadRequest(format!("request body: {e}")))
+    Ok(request::json_object_or_default(&request::bytes(body)?)?)
 }
 
-/// The application's routes.
-pub fn router(shared: Arc<Shared>) -> Router {
+/// The routes of games, pages and assets (the server adds the tournaments').
+pub fn router() -> Router<Arc<Shared>> {
     Router::new()
         .route("/", get(page))
         .route("/game/{id}", get(page))
@@ -129,9 +118,6 @@ pub fn router(shared: Arc<Shared>) -> Router {
         .route("/api/games/{id}/replay", get(replay))
         .route("/api/games/{id}/eval", get(eval))
         .route("/api/games/{id}/record", get(record))
-        .merge(crate::tournament::routes())
-        .layer(DefaultBodyLimit::max(BODY_LIMIT))
-        .with_state(shared)
 }
 
 async fn page() -> Response {
@@ -168,6 +154,7 @@ async fn health(State(shared): State<Arc<Shared>>) -> Json<serde_json::Value> {
         "ok": true,
         "games_in_memory": shared.registry.len(),
         "connections": shared.connections(),
+        "tcp_connections": shared.tcp_connections.total(),
     }))
 }
 
@@ -285,20 +272,14 @@ async fn join(
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, ApiError> {
     let req: JoinReq = json_body(body)?;
-    let tx = shared
+    let game = shared
         .game(&id)
         .await?
         .ok_or_else(|| ApiError::NoGame(id.clone()))?;
-    let (reply, answer) = oneshot::channel();
-    tx.send(Cmd::ClaimInvite {
-        invite: req.invite,
-        reply,
-    })
-    .await
-    .map_err(|_| ApiError::Internal("the game stopped".into()))?;
-    let (seat, token) = answer
+    let (seat, token) = game
+        .claim_invite(req.invite)
         .await
-        .map_err(|_| ApiError::Internal("the game stopped".into()))?
+        .map_err(|e| ApiError::Internal(e.to_string()))?
         .map_err(|r| match r {
             ClaimRefused::SeatTaken => ApiError::SeatTaken,
             ClaimRefused::BadInvite => ApiError::BadInvite,
@@ -505,6 +486,7 @@ struct EvalQuery {
 
 async fn eval(
     State(shared): State<Arc<Shared>>,
+    ConnectInfo(client): ConnectInfo<std::net::SocketAddr>,
     Path(id): Path<String>,
     Query(q): Query<EvalQuery>,
 ) -> Result<Response, ApiError> {
@@ -522,8 +504,8 @@ async fn eval(
     let pos = game.view(Viewer::Player(turn)).position_after(n);
     let fen = pos.fen();
     let ev = shared
-        .engines
-        .evaluate(pos, Duration::from_millis(500))
+        .analysis
+        .evaluate(client.ip(), pos, Duration::from_millis(500))
         .await
         .map_err(|_| ApiError::Busy)?;
     Ok(Json(json!({
@@ -532,7 +514,7 @@ async fn eval(
         "turn": turn.name(),
         "score_cp": ev.score_cp,
         "best": ev.best.map(|m| m.to_string()),
-        "engine": shared.engines.name(),
+        "engine": shared.analysis.name(),
         "depth": ev.depth,
     }))
     .into_response())

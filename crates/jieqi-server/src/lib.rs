@@ -2,17 +2,22 @@
 //! fair deals with a published commitment, server-side clocks, durable storage in
 //! SQLite, engine opponents in a bounded thread pool, and the embedded web UI.
 //!
-//! Each game is owned by one task ([`actor`]); connections and HTTP handlers talk to
-//! it through a channel. Games are found through a sharded map, not a global lock.
+//! Each game is a pure state machine ([`room`]) owned by one task ([`game`]);
+//! connections and HTTP handlers talk to it through its [`GameHandle`]. Games are
+//! found through a sharded map, not a global lock. Whoever cares about game ends
+//! (tournaments) subscribes to them ([`Shared::subscribe_game_ends`]).
 
-pub mod actor;
 pub mod assets;
 pub mod client;
 pub mod clock;
 pub mod engine;
+pub mod game;
 pub mod http;
 pub mod knowledge;
+pub mod listener;
 pub mod protocol;
+pub mod request;
+pub mod room;
 pub mod store;
 pub mod tournament;
 pub mod util;
@@ -23,13 +28,16 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
-use jieqi_core::{ByColor, Color, Deal, RuleSet};
+use jieqi_core::{ByColor, Color, Deal, Outcome, RuleSet};
 use tokio::sync::{mpsc, watch};
 
-use crate::actor::{Actor, Cmd};
+pub use crate::game::GameHandle;
+
 use crate::clock::TimeControl;
 use crate::engine::EnginePool;
+use crate::room::{Now, Room};
 use crate::store::{Store, StoreError, Write};
 
 /// Server settings.
@@ -64,6 +72,42 @@ impl Default for Config {
             engine: EngineKind::Search,
             rate_per_sec: ws::RATE_PER_SEC,
             rate_burst: ws::RATE_BURST,
+        }
+    }
+}
+
+/// Limits on what one client may hold or ask of the server, so that idle or hostile
+/// clients cannot exhaust it (docs/server.md, "Limits"). Separate from [`Config`] so
+/// that tests can make the timeouts short.
+#[derive(Clone, Debug)]
+pub struct Limits {
+    /// Time a client has to send a request's headers.
+    pub header_read_timeout: Duration,
+    /// A connection on which nothing has been read for this long is closed.
+    pub idle_timeout: Duration,
+    /// Open TCP connections per client address; more are closed at once.
+    pub max_connections_per_address: usize,
+    /// How often the server pings each WebSocket.
+    pub ws_ping_interval: Duration,
+    /// A WebSocket that has sent nothing (not even a pong) for a ping interval plus
+    /// this long is closed.
+    pub ws_pong_timeout: Duration,
+    /// Threads of the analysis pool (`/eval`), apart from the engine games'.
+    pub analysis_threads: usize,
+    /// Evaluations one client address may have running at once.
+    pub analysis_per_client: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Limits {
+        Limits {
+            header_read_timeout: Duration::from_secs(10),
+            idle_timeout: Duration::from_secs(120),
+            max_connections_per_address: 128,
+            ws_ping_interval: Duration::from_secs(20),
+            ws_pong_timeout: Duration::from_secs(20),
+            analysis_threads: 1,
+            analysis_per_client: 1,
         }
     }
 }
@@ -137,7 +181,7 @@ pub struct Created {
 
 /// The games in memory, in shards so that lookups of different games rarely contend.
 pub struct Registry {
-    shards: Vec<Mutex<HashMap<String, mpsc::Sender<Cmd>>>>,
+    shards: Vec<Mutex<HashMap<String, GameHandle>>>,
 }
 
 impl Registry {
@@ -147,21 +191,21 @@ impl Registry {
         }
     }
 
-    fn shard(&self, id: &str) -> &Mutex<HashMap<String, mpsc::Sender<Cmd>>> {
+    fn shard(&self, id: &str) -> &Mutex<HashMap<String, GameHandle>> {
         let h = id.bytes().fold(0usize, |h, b| {
             h.wrapping_mul(31).wrapping_add(usize::from(b))
         });
         &self.shards[h % self.shards.len()]
     }
 
-    fn get(&self, id: &str) -> Option<mpsc::Sender<Cmd>> {
+    fn get(&self, id: &str) -> Option<GameHandle> {
         let s = self.shard(id).lock().unwrap_or_else(|p| p.into_inner());
         s.get(id).filter(|tx| !tx.is_closed()).cloned()
     }
 
     /// Inserts `tx` unless a live entry exists; returns the entry in force and whether
     /// it is `tx`.
-    fn insert(&self, id: &str, tx: mpsc::Sender<Cmd>) -> (mpsc::Sender<Cmd>, bool) {
+    fn insert(&self, id: &str, tx: GameHandle) -> (GameHandle, bool) {
         let mut s = self.shard(id).lock().unwrap_or_else(|p| p.into_inner());
         match s.get(id) {
             Some(old) if !old.is_closed() => (old.clone(), false),
@@ -198,14 +242,21 @@ impl Registry {
 pub struct Shared {
     /// Settings.
     pub config: Config,
+    /// Limits per client.
+    pub limits: Limits,
+    /// Open TCP connections per client address.
+    pub tcp_connections: Arc<listener::ConnectionCounts>,
     /// Storage.
     pub store: Arc<dyn Store>,
-    /// Engines.
+    /// Engines of engine games.
     pub engines: EnginePool,
+    /// Engines of analysis.
+    pub analysis: engine::AnalysisPool,
     /// Games in memory.
     pub registry: Registry,
     /// Tournaments (docs/tournament.md, "Tournaments on the web server").
     pub tournaments: tournament::Hub,
+    game_end_listeners: Mutex<Vec<mpsc::UnboundedSender<GameEnded>>>,
     next_conn: AtomicU64,
     connections: AtomicUsize,
     stop: watch::Sender<bool>,
@@ -213,13 +264,23 @@ pub struct Shared {
 
 impl Shared {
     /// A new shared state.
-    pub fn new(config: Config, store: Arc<dyn Store>, engines: EnginePool) -> Arc<Shared> {
+    pub fn new(
+        config: Config,
+        limits: Limits,
+        store: Arc<dyn Store>,
+        engines: EnginePool,
+        analysis: engine::AnalysisPool,
+    ) -> Arc<Shared> {
         Arc::new(Shared {
             config,
+            analysis,
+            limits,
+            tcp_connections: Arc::default(),
             store,
             engines,
             registry: Registry::new(),
             tournaments: tournament::Hub::default(),
+            game_end_listeners: Mutex::new(Vec::new()),
             next_conn: AtomicU64::new(1),
             connections: AtomicUsize::new(0),
             stop: watch::channel(false).0,
@@ -266,6 +327,32 @@ impl Shared {
         self.connections.fetch_sub(1, Ordering::Relaxed);
     }
 
+    /// Every game end from now on, in the order the games ended.
+    pub fn subscribe_game_ends(&self) -> mpsc::UnboundedReceiver<GameEnded> {
+        let (tx, rx) = mpsc::unbounded_channel();
+        self.game_end_listeners
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .push(tx);
+        rx
+    }
+
+    /// Tells every listener that game `game` ended (called by the game's task once
+    /// the end is stored).
+    pub fn game_ended(&self, game: &str, outcome: Outcome) {
+        let mut listeners = self
+            .game_end_listeners
+            .lock()
+            .unwrap_or_else(|p| p.into_inner());
+        listeners.retain(|tx| {
+            tx.send(GameEnded {
+                game: game.to_string(),
+                outcome,
+            })
+            .is_ok()
+        });
+    }
+
     /// Creates a game: draws the deal, stores it, starts its task.
     pub async fn create_game(self: &Arc<Shared>, opts: GameOptions) -> Result<Created, StoreError> {
         self.create_game_with_deal(opts, Deal::random(), Deal::random_salt())
@@ -282,7 +369,7 @@ impl Shared {
         let id = util::new_game_id();
         let tokens = ByColor::new_with(|_| util::new_token());
         let invite_token = opts.invite.map(|_| util::new_token());
-        let rec = actor::new_game_record(&id, &opts, &tokens, invite_token.clone(), &deal, &salt);
+        let rec = room::new_game_record(&id, &opts, &tokens, invite_token.clone(), &deal, &salt);
         let commitment = rec.commitment.clone();
         self.store
             .write(Write::Create(Box::new(rec.clone())))
@@ -304,7 +391,7 @@ impl Shared {
             rematch: None,
             updated_ms: util::now_ms(),
         };
-        self.spawn_game(stored)?;
+        self.spawn_game(stored, None)?;
         Ok(Created {
             id,
             tokens,
@@ -316,15 +403,15 @@ impl Shared {
     fn spawn_game(
         self: &Arc<Shared>,
         stored: store::StoredGame,
-    ) -> Result<mpsc::Sender<Cmd>, StoreError> {
-        let (tx, rx) = mpsc::channel(256);
+        rematch_tokens: Option<ByColor<String>>,
+    ) -> Result<GameHandle, StoreError> {
+        let (handle, task) = game::channel();
         let id = stored.new.id.clone();
-        let (entry, fresh) = self.registry.insert(&id, tx.clone());
+        let (entry, fresh) = self.registry.insert(&id, handle);
         if fresh {
-            match Actor::from_stored(Arc::clone(self), tx.downgrade(), stored) {
-                Ok(a) => {
-                    tokio::spawn(a.run(rx));
-                }
+            let abandon_ms = self.config.abandon_ms;
+            match Room::from_stored(stored, rematch_tokens, abandon_ms, Now::real()) {
+                Ok(room) => game::spawn_on(Arc::clone(self), room, task),
                 Err(e) => {
                     self.registry.remove(&id);
                     return Err(e);
@@ -334,21 +421,44 @@ impl Shared {
         Ok(entry)
     }
 
-    /// The task of game `id`, loading it from storage if needed.
-    pub async fn game(
+    /// The seat tokens of a stored game's rematch, as its players' new links: the
+    /// player who was Red gets the rematch's Black seat (colours swap).
+    async fn rematch_tokens(
+        &self,
+        stored: &store::StoredGame,
+    ) -> Result<Option<ByColor<String>>, StoreError> {
+        let Some(id) = &stored.rematch else {
+            return Ok(None);
+        };
+        Ok(self.store.load(id).await?.map(|r| ByColor {
+            red: r.new.seats.black.token,
+            black: r.new.seats.red.token,
+        }))
+    }
+
+    /// Game `id` loaded from storage and its task started.
+    async fn load_game(
         self: &Arc<Shared>,
         id: &str,
-    ) -> Result<Option<mpsc::Sender<Cmd>>, StoreError> {
+    ) -> Result<Option<(GameHandle, usize, bool)>, StoreError> {
+        let Some(stored) = self.store.load(id).await? else {
+            return Ok(None);
+        };
+        let plies = stored.moves.len();
+        let started = stored.started_ms.is_some();
+        let tokens = self.rematch_tokens(&stored).await?;
+        Ok(Some((self.spawn_game(stored, tokens)?, plies, started)))
+    }
+
+    /// The task of game `id`, loading it from storage if needed.
+    pub async fn game(self: &Arc<Shared>, id: &str) -> Result<Option<GameHandle>, StoreError> {
         if !util::is_game_id(id) {
             return Ok(None);
         }
         if let Some(tx) = self.registry.get(id) {
             return Ok(Some(tx));
         }
-        match self.store.load(id).await? {
-            None => Ok(None),
-            Some(stored) => self.spawn_game(stored).map(Some),
-        }
+        Ok(self.load_game(id).await?.map(|(handle, ..)| handle))
     }
 
     /// Starts the task of every unfinished game (after a restart: clocks resume).
@@ -356,30 +466,36 @@ impl Shared {
         let ids = self.store.unfinished().await?;
         let mut n = 0;
         for id in ids {
-            let stored = match self.store.load(&id).await {
-                Ok(Some(s)) => s,
-                Ok(None) => continue,
-                Err(e) => {
-                    tracing::error!(game = %id, "cannot resume: {e}");
-                    continue;
-                }
-            };
-            let plies = stored.moves.len();
-            let status = if stored.started_ms.is_some() {
-                "live"
-            } else {
-                "waiting"
-            };
-            match self.spawn_game(stored) {
-                Ok(_) => {
+            match self.load_game(&id).await {
+                Ok(Some((_, plies, started))) => {
                     n += 1;
+                    let status = if started { "live" } else { "waiting" };
                     tracing::info!(game = %id, plies, status, "game resumed");
                 }
+                Ok(None) => {}
                 Err(e) => tracing::error!(game = %id, "cannot resume: {e}"),
             }
         }
         Ok(n)
     }
+}
+
+/// A game ended (the event tournaments listen to).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GameEnded {
+    /// Game id.
+    pub game: String,
+    /// How.
+    pub outcome: Outcome,
+}
+
+/// Every route of the server: games, pages and assets ([`http`]) and tournaments
+/// ([`tournament`]), with the request body limit.
+pub fn app(shared: Arc<Shared>) -> axum::Router {
+    http::router()
+        .merge(tournament::routes())
+        .layer(axum::extract::DefaultBodyLimit::max(request::BODY_LIMIT))
+        .with_state(shared)
 }
 
 /// A running server.
@@ -388,13 +504,19 @@ pub struct Server {
     pub addr: SocketAddr,
     /// Its shared state.
     pub shared: Arc<Shared>,
-    task: tokio::task::JoinHandle<std::io::Result<()>>,
+    task: tokio::task::JoinHandle<()>,
     sqlite: Arc<store::SqliteStore>,
 }
 
 impl Server {
-    /// Opens the database, resumes unfinished games and starts listening.
+    /// Opens the database, resumes unfinished games and starts listening, with the
+    /// default [`Limits`].
     pub async fn start(config: Config) -> Result<Server, StartError> {
+        Server::start_with(config, Limits::default()).await
+    }
+
+    /// [`Server::start`] with the given limits.
+    pub async fn start_with(config: Config, limits: Limits) -> Result<Server, StartError> {
         let sqlite = Arc::new(
             store::SqliteStore::open(&config.db, config.sync)
                 .map_err(|e| StartError(format!("{}: {e}", config.db.display())))?,
@@ -403,11 +525,15 @@ impl Server {
             EngineKind::Search => Arc::new(engine::SearchEngine::new(16)),
             EngineKind::Greedy => Arc::new(engine::GreedyEngine),
         };
-        let engines = EnginePool::new(engine, config.engine_threads);
-        let shared = Shared::new(config.clone(), sqlite.clone(), engines);
+        let engines = EnginePool::new(Arc::clone(&engine), config.engine_threads);
+        let analysis =
+            engine::AnalysisPool::new(engine, limits.analysis_threads, limits.analysis_per_client);
+        let shared = Shared::new(config.clone(), limits, sqlite.clone(), engines, analysis);
+        let game_ends = shared.subscribe_game_ends();
         tournament::load_all(&shared)
             .await
             .map_err(|e| StartError(format!("tournaments: {e}")))?;
+        tournament::listen(Arc::clone(&shared), game_ends);
         let resumed = shared
             .resume_unfinished()
             .await
@@ -419,17 +545,8 @@ impl Server {
             .local_addr()
             .map_err(|e| StartError(e.to_string()))?;
         tracing::info!(%addr, resumed, "listening");
-        let app = http::router(Arc::clone(&shared));
-        let stop = shared.stop_signal();
-        // TCP_NODELAY: small messages go out at once, never held back by Nagle.
-        let listener = axum::serve::ListenerExt::tap_io(listener, |tcp| {
-            let _ = tcp.set_nodelay(true);
-        });
-        let task = tokio::spawn(async move {
-            axum::serve(listener, app)
-                .with_graceful_shutdown(Shared::stopped(stop))
-                .await
-        });
+        let app = app(Arc::clone(&shared));
+        let task = tokio::spawn(listener::serve(listener, app, Arc::clone(&shared)));
         Ok(Server {
             addr,
             shared,

@@ -7,14 +7,14 @@ use std::time::Duration;
 use axum::extract::ws::{CloseFrame, Message, Utf8Bytes, WebSocket};
 use futures_util::{SinkExt, StreamExt};
 use jieqi_core::Viewer;
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::mpsc;
 use tokio::time::Instant;
 use tokio_tungstenite::tungstenite;
 
-use crate::Shared;
-use crate::actor::Cmd;
 use crate::knowledge::viewer_name;
-use crate::protocol::{self, ClientIn, ProtoError};
+use crate::protocol::out::PongOut;
+use crate::protocol::{self, ClientIn, ClientOut, ErrorCode, Outgoing, ProtoError};
+use crate::{GameHandle, Shared};
 
 /// Frames (and messages) larger than this close the connection with code 1009
 /// (message too big). The WebSocket layer refuses them as soon as it reads their
@@ -22,6 +22,8 @@ use crate::protocol::{self, ClientIn, ProtoError};
 pub const MAX_FRAME_BYTES: usize = 64 * 1024;
 /// The close code for a message over [`MAX_FRAME_BYTES`] (RFC 6455 §7.4.1).
 pub const CLOSE_TOO_BIG: u16 = 1009;
+/// The close code for a client that stopped answering pings, and for shutdown.
+pub const CLOSE_GOING_AWAY: u16 = 1001;
 /// Sustained messages per second per connection (default).
 pub const RATE_PER_SEC: f64 = 20.0;
 /// Burst allowance (default).
@@ -67,7 +69,7 @@ struct Session {
     shared: Arc<Shared>,
     conn: u64,
     outbox: mpsc::Sender<Utf8Bytes>,
-    game: Option<mpsc::Sender<Cmd>>,
+    game: Option<GameHandle>,
     /// The game joined and as whom (for the log: never the token).
     joined: Option<(String, Viewer)>,
 }
@@ -97,6 +99,12 @@ pub async fn serve_socket(socket: WebSocket, shared: Arc<Shared>) {
     let stop = Shared::stopped(shared.stop_signal());
     tokio::pin!(stop);
     let mut bucket = Bucket::new(shared.config.rate_per_sec, shared.config.rate_burst);
+    // The server pings; a client that has sent nothing at all (not even the pong) for
+    // a ping interval plus the pong timeout is gone.
+    let every = shared.limits.ws_ping_interval;
+    let silence = every + shared.limits.ws_pong_timeout;
+    let mut ping = tokio::time::interval_at(Instant::now() + every, every);
+    let mut last_heard = Instant::now();
     let mut dropped = 0u32;
     let close = |code: u16, reason: &'static str| {
         Message::Close(Some(CloseFrame {
@@ -109,7 +117,10 @@ pub async fn serve_socket(socket: WebSocket, shared: Arc<Shared>) {
         tokio::select! {
             incoming = stream.next() => {
                 let msg = match incoming {
-                    Some(Ok(m)) => m,
+                    Some(Ok(m)) => {
+                        last_heard = Instant::now();
+                        m
+                    }
                     // Past the limit the socket cannot be read on (the rest of the
                     // frame is unread), but it can still be told why it is closed.
                     Some(Err(e)) if is_too_big(&e) => {
@@ -125,7 +136,7 @@ pub async fn serve_socket(socket: WebSocket, shared: Arc<Shared>) {
                 let text = match msg {
                     Message::Text(t) => t,
                     Message::Binary(_) => {
-                        let e = ProtoError::new("bad_json", "binary frames are not part of the protocol; send JSON text");
+                        let e = ProtoError::new(ErrorCode::BadJson, "binary frames are not part of the protocol; send JSON text");
                         if !session.reply_error(&mut sink, &e, None).await { break "gone" }
                         continue;
                     }
@@ -139,7 +150,7 @@ pub async fn serve_socket(socket: WebSocket, shared: Arc<Shared>) {
                         drain(&mut stream).await;
                         break "rate limit";
                     }
-                    let e = ProtoError::new("rate_limited", format!("at most {} messages per second", bucket.rate));
+                    let e = ProtoError::new(ErrorCode::RateLimited, format!("at most {} messages per second", bucket.rate));
                     if !session.reply_error(&mut sink, &e, None).await { break "gone" }
                     continue;
                 }
@@ -159,14 +170,23 @@ pub async fn serve_socket(socket: WebSocket, shared: Arc<Shared>) {
                     break "too slow";
                 }
             },
+            _ = ping.tick() => {
+                if last_heard.elapsed() > silence {
+                    let _ = sink.send(close(CLOSE_GOING_AWAY, "no answer to ping")).await;
+                    break "ping timeout";
+                }
+                if sink.send(Message::Ping(Default::default())).await.is_err() {
+                    break "gone";
+                }
+            }
             _ = &mut stop => {
-                let _ = sink.send(close(1001, "server shutting down")).await;
+                let _ = sink.send(close(CLOSE_GOING_AWAY, "server shutting down")).await;
                 break "server shutting down";
             }
         }
     };
     if let Some(game) = &session.game {
-        let _ = game.send(Cmd::Leave { conn }).await;
+        game.leave(conn).await;
     }
     shared.conn_closed();
     let (game, viewer) = match &session.joined {
@@ -185,6 +205,13 @@ pub async fn serve_socket(socket: WebSocket, shared: Arc<Shared>) {
 
 type Sink = futures_util::stream::SplitSink<WebSocket, Message>;
 
+/// Sends a message the connection answers itself (version 0, docs/protocol.md §3.5);
+/// false if the socket is gone.
+async fn reply(sink: &mut Sink, msg: ClientOut) -> bool {
+    let text = Outgoing::new(0, msg).to_text();
+    sink.send(Message::Text(text.into())).await.is_ok()
+}
+
 /// After our close frame: reads (and drops) what the client still sends until its
 /// close frame, for at most two seconds, so that closing with unread data does not
 /// reset the connection and destroy the replies already sent.
@@ -202,8 +229,7 @@ async fn drain(stream: &mut futures_util::stream::SplitStream<WebSocket>) {
 impl Session {
     /// Sends an error straight back; false if the socket is gone.
     async fn reply_error(&self, sink: &mut Sink, e: &ProtoError, in_: Option<&str>) -> bool {
-        let text = protocol::error_message(0, e, in_);
-        sink.send(Message::Text(text.into())).await.is_ok()
+        reply(sink, e.to_out(in_)).await
     }
 
     async fn handle(
@@ -212,47 +238,45 @@ impl Session {
         sink: &mut Sink,
     ) -> Result<(), (Option<String>, ProtoError)> {
         let inc = protocol::parse(text)?;
-        let t = Some(protocol::type_name(&inc.msg).to_string());
+        let t = Some(inc.msg.type_name().to_string());
         match inc.msg {
             ClientIn::Ping { ts } => {
-                let text = protocol::envelope("pong", 0, serde_json::json!({ "ts": ts }));
-                let _ = sink.send(Message::Text(text.into())).await;
+                reply(sink, ClientOut::Pong(PongOut { ts })).await;
                 Ok(())
             }
             ClientIn::Join { game, token } => {
                 if self.game.is_some() {
                     return Err((
                         t,
-                        ProtoError::new("already_joined", "this connection has joined a game"),
+                        ProtoError::new(
+                            ErrorCode::AlreadyJoined,
+                            "this connection has joined a game",
+                        ),
                     ));
                 }
                 // A game task may end (idle) between lookup and send: look up again.
                 for _ in 0..3 {
-                    let tx = match self.shared.game(&game).await {
-                        Ok(Some(tx)) => tx,
+                    let handle = match self.shared.game(&game).await {
+                        Ok(Some(h)) => h,
                         Ok(None) => {
-                            return Err((t, ProtoError::new("no_game", "no such game")));
+                            return Err((t, ProtoError::new(ErrorCode::NoGame, "no such game")));
                         }
                         Err(e) => {
                             tracing::error!("loading game {game}: {e}");
                             return Err((
                                 t,
-                                ProtoError::new("internal", "the game cannot be loaded"),
+                                ProtoError::new(ErrorCode::Internal, "the game cannot be loaded"),
                             ));
                         }
                     };
-                    let (reply, answer) = oneshot::channel();
-                    let cmd = Cmd::Join {
-                        conn: self.conn,
-                        token: token.clone(),
-                        outbox: self.outbox.clone(),
-                        reply,
-                    };
-                    if tx.send(cmd).await.is_err() {
-                        tokio::time::sleep(Duration::from_millis(10)).await;
-                        continue;
-                    }
-                    return match answer.await {
+                    let answer = handle
+                        .join(self.conn, token.clone(), self.outbox.clone())
+                        .await;
+                    return match answer {
+                        Err(_gone) => {
+                            tokio::time::sleep(Duration::from_millis(10)).await;
+                            continue;
+                        }
                         Ok(Ok(viewer)) => {
                             tracing::info!(
                                 conn = self.conn,
@@ -260,29 +284,26 @@ impl Session {
                                 viewer = viewer_name(viewer),
                                 "connection joined"
                             );
-                            self.game = Some(tx);
+                            self.game = Some(handle);
                             self.joined = Some((game, viewer));
                             Ok(())
                         }
                         Ok(Err(e)) => Err((t, e)),
-                        Err(_) => Err((t, ProtoError::new("internal", "the game stopped"))),
                     };
                 }
-                Err((t, ProtoError::new("internal", "the game is unavailable")))
+                Err((
+                    t,
+                    ProtoError::new(ErrorCode::Internal, "the game is unavailable"),
+                ))
             }
             msg => {
                 let Some(game) = &self.game else {
-                    return Err((t, ProtoError::new("not_joined", "send join first")));
+                    return Err((t, ProtoError::new(ErrorCode::NotJoined, "send join first")));
                 };
-                let cmd = Cmd::Client {
-                    conn: self.conn,
-                    msg,
-                    v: inc.v,
-                };
-                if game.send(cmd).await.is_err() {
+                if game.client(self.conn, msg, inc.v).await.is_err() {
                     return Err((
                         t,
-                        ProtoError::new("internal", "the game stopped; reconnect"),
+                        ProtoError::new(ErrorCode::Internal, "the game stopped; reconnect"),
                     ));
                 }
                 Ok(())

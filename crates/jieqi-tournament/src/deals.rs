@@ -129,6 +129,25 @@ pub struct DealRecord {
     pub black_contribution: Option<String>,
     /// Whether the deal and salt have been published (after the games using it).
     pub published: bool,
+    /// Joint mode: the director's own random seed (64 hex digits), mixed into the
+    /// deal with the players' contributions. Secret until the deal is published, so a
+    /// player who knows his own contribution cannot search the opponent's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server_seed: Option<String>,
+    /// Joint mode: `sha256:` + hex of SHA-256 of [`DealRecord::server_seed`],
+    /// published before any contribution, so the director cannot choose its seed
+    /// after seeing them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server_commitment: Option<String>,
+}
+
+/// The commitment to a joint deal's server seed: `sha256:` + hex of SHA-256 of the
+/// seed's text.
+pub fn seed_commitment(seed: &str) -> String {
+    use sha2::{Digest, Sha256};
+    let digest = Sha256::digest(seed.as_bytes());
+    let hex: String = digest.iter().map(|b| format!("{b:02x}")).collect();
+    format!("sha256:{hex}")
 }
 
 impl DealRecord {
@@ -143,6 +162,8 @@ impl DealRecord {
             red_contribution: None,
             black_contribution: None,
             published: false,
+            server_seed: None,
+            server_commitment: None,
         }
     }
 
@@ -156,6 +177,34 @@ impl DealRecord {
             red_contribution: None,
             black_contribution: None,
             published: false,
+            server_seed: None,
+            server_commitment: None,
+        }
+    }
+
+    /// Adds the director's committed seed to a joint record that has no contribution
+    /// yet; false (and nothing changes) for any other record.
+    pub fn add_server_seed(&mut self, rng: &mut dyn Entropy) -> bool {
+        if self.mode != DealMode::Joint
+            || self.server_seed.is_some()
+            || self.red_contribution.is_some()
+            || self.black_contribution.is_some()
+        {
+            return false;
+        }
+        let mut b = [0u8; 32];
+        rng.fill(&mut b);
+        let seed: String = b.iter().map(|x| format!("{x:02x}")).collect();
+        self.server_commitment = Some(seed_commitment(&seed));
+        self.server_seed = Some(seed);
+        true
+    }
+
+    /// The joint deal of these contributions (with the server seed, if any).
+    pub fn joint_deal(&self, red: &str, black: &str) -> Deal {
+        match &self.server_seed {
+            Some(seed) => Deal::joint(&[seed.as_bytes(), red.as_bytes(), black.as_bytes()]),
+            None => Deal::joint(&[red.as_bytes(), black.as_bytes()]),
         }
     }
 
@@ -173,8 +222,13 @@ impl DealRecord {
         if !deal.verify_commitment(&self.salt, commitment) {
             return false;
         }
+        let seed_ok = match (&self.server_seed, &self.server_commitment) {
+            (Some(seed), Some(c)) => seed_commitment(seed) == *c,
+            (None, None) => true,
+            _ => false,
+        };
         match (&self.red_contribution, &self.black_contribution) {
-            (Some(r), Some(b)) => Deal::joint(&[r.as_bytes(), b.as_bytes()]) == deal,
+            (Some(r), Some(b)) => seed_ok && self.joint_deal(r, b) == deal,
             (None, None) => self.mode != DealMode::Joint,
             _ => false,
         }
@@ -184,6 +238,29 @@ impl DealRecord {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_server_seed_is_committed_mixed_in_and_checked() {
+        let mut rng = SeededEntropy::new(b"seed");
+        let mut rec = DealRecord::pending_joint(&mut rng);
+        assert!(rec.add_server_seed(&mut rng));
+        assert!(!rec.add_server_seed(&mut rng), "one seed, never replaced");
+        let seed = rec.server_seed.clone().unwrap();
+        assert_eq!(rec.server_commitment, Some(seed_commitment(&seed)));
+        let deal = rec.joint_deal("red", "black");
+        assert_ne!(deal, Deal::joint(&[b"red", b"black"]), "the seed counts");
+        rec.red_contribution = Some("red".into());
+        rec.black_contribution = Some("black".into());
+        rec.commitment = Some(deal.commitment(&rec.salt));
+        rec.deal = Some(deal.to_string());
+        assert!(rec.verifies());
+        rec.server_seed = Some(seed.replace(&seed[..1], if &seed[..1] == "0" { "1" } else { "0" }));
+        assert!(!rec.verifies(), "a seed that is not the committed one");
+        // Contributions first: too late for a seed.
+        let mut late = DealRecord::pending_joint(&mut rng);
+        late.red_contribution = Some("red".into());
+        assert!(!late.add_server_seed(&mut rng));
+    }
 
     #[test]
     fn seeded_entropy_is_reproducible_and_seed_dependent() {

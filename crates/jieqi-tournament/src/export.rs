@@ -21,11 +21,19 @@ fn fmt_points(x: f64) -> String {
     }
 }
 
+/// A text cell (a name). A cell a spreadsheet would read as a formula (leading `=`,
+/// `+`, `-`, `@`, tab or carriage return: `=HYPERLINK(…)`) gets a leading `'`, so it
+/// shows as the text it is (the OWASP advice on CSV injection).
 fn csv_field(s: &str) -> String {
+    let s = if s.starts_with(['=', '+', '-', '@', '\t', '\r']) {
+        format!("'{s}")
+    } else {
+        s.to_string()
+    };
     if s.contains([',', '"', '\n', '\r']) {
         format!("\"{}\"", s.replace('"', "\"\""))
     } else {
-        s.to_string()
+        s
     }
 }
 
@@ -162,7 +170,13 @@ impl Tournament {
             "commitment": rec.commitment,
             "published": rec.published,
         });
+        if let Some(c) = &rec.server_commitment {
+            v["server_commitment"] = json!(c);
+        }
         if rec.published {
+            if rec.server_seed.is_some() {
+                v["server_seed"] = json!(rec.server_seed);
+            }
             v["deal"] = json!(rec.deal);
             v["salt"] = json!(rec.salt);
             if rec.red_contribution.is_some() {
@@ -582,6 +596,15 @@ mod tests {
         assert_eq!(csv_field("a,b"), "\"a,b\"");
         assert_eq!(csv_field("say \"hi\""), "\"say \"\"hi\"\"\"");
         assert_eq!(csv_field("plain"), "plain");
+        assert_eq!(csv_field("=HYPERLINK(\"x\")"), "\"'=HYPERLINK(\"\"x\"\")\"");
+        for lead in ["+1", "-1", "@SUM(A1)", "\tx", "\rx", "=1+1"] {
+            let cell = csv_field(lead);
+            assert!(
+                cell.starts_with("'") || cell.starts_with("\"'"),
+                "{lead:?} → {cell:?}"
+            );
+        }
+        assert_eq!(csv_field("a=b"), "a=b", "only a leading sign is a formula");
         assert_eq!(fmt_points(2.5), "2.5");
         assert_eq!(fmt_points(17.25), "17.25");
         assert_eq!(fmt_points(3.0), "3");

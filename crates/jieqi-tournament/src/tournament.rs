@@ -690,11 +690,23 @@ impl Tournament {
         }
         *slot = Some(secret.to_string());
         if let (Some(r), Some(b)) = (&rec.red_contribution, &rec.black_contribution) {
-            let deal = Deal::joint(&[r.as_bytes(), b.as_bytes()]);
+            let deal = rec.joint_deal(r, b);
             rec.commitment = Some(deal.commitment(&rec.salt));
             rec.deal = Some(deal.to_string());
         }
         Ok(())
+    }
+
+    /// Adds the director's committed seed to every joint deal still waiting for its
+    /// contributions (see [`DealRecord::add_server_seed`]); call it right after
+    /// pairing, before any contribution. Returns how many got one.
+    pub fn seed_joint_deals(&mut self, rng: &mut dyn Entropy) -> usize {
+        self.deals
+            .iter_mut()
+            .filter(|d| d.deal.is_none())
+            .map(|d| d.add_server_seed(rng))
+            .filter(|&added| added)
+            .count()
     }
 
     /// Publishes every deal whose games are all finished and that no future game of a

@@ -208,7 +208,7 @@ fn replayed_outcome(
     moves: &[String],
 ) -> Option<Outcome> {
     let deal = Deal::parse(deal).ok()?;
-    let mut game = Game::new(deal, crate::actor::rules_of(rules, captured_identity)?);
+    let mut game = Game::new(deal, crate::room::rules_of(rules, captured_identity)?);
     for m in moves {
         game.play(UciMove::parse(m).ok()?.to_plain()).ok()?;
     }

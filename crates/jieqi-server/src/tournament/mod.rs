@@ -15,17 +15,18 @@ pub use routes::routes;
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
 
-use jieqi_core::{ByColor, Color, Deal, Outcome, RuleSet};
+use jieqi_core::{ByColor, Color, Deal, Outcome, Reason, RuleSet};
 use jieqi_tournament::{
     DealMode, Entropy, GameResult, PairOptions, Phase, PlayerId, Tournament, TournamentError,
 };
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
+use tokio::sync::mpsc;
 
 use crate::clock::TimeControl;
 use crate::store::{StoreError, Write};
 use crate::util::{now_ms, same_secret};
-use crate::{GameOptions, Shared};
+use crate::{GameEnded, GameOptions, Shared};
 
 /// The most players one event accepts.
 pub const MAX_PLAYERS: usize = 256;
@@ -413,6 +414,7 @@ fn auto_pair(e: &mut Event) -> bool {
     }
     match e.state.pair(&PairOptions::default(), &mut OsEntropy) {
         Ok(_) => {
+            e.state.seed_joint_deals(&mut OsEntropy);
             let n = e.state.rounds.last().map_or(0, |r| r.games.len());
             e.boards.push(vec![None; n]);
             true
@@ -424,18 +426,22 @@ fn auto_pair(e: &mut Event) -> bool {
     }
 }
 
-/// Called by a game's task when the game ends: if it is a tournament game, its result
-/// is entered (in a task of its own, so the game never waits for the event).
-pub fn game_ended(shared: &Arc<Shared>, game: &str, outcome: Option<Outcome>) {
-    let (Some(event), Some(o)) = (shared.tournaments.event_of_game(game), outcome) else {
-        return;
-    };
-    let result = GameResult::from(&o);
-    let shared = Arc::clone(shared);
-    let game = game.to_string();
+/// Enters the result of every tournament game that ends, as the games announce their
+/// ends ([`Shared::subscribe_game_ends`]); each in a task of its own, so that one
+/// event's lock never holds up another's results.
+pub fn listen(shared: Arc<Shared>, mut ends: mpsc::UnboundedReceiver<GameEnded>) {
     tokio::spawn(async move {
-        if let Err(e) = enter_game_result(&shared, &event, &game, result).await {
-            tracing::error!(tournament = %event, %game, "result not entered: {e}");
+        while let Some(GameEnded { game, outcome }) = ends.recv().await {
+            let Some(event) = shared.tournaments.event_of_game(&game) else {
+                continue;
+            };
+            let result = GameResult::from(&outcome);
+            let shared = Arc::clone(&shared);
+            tokio::spawn(async move {
+                if let Err(e) = enter_game_result(&shared, &event, &game, result).await {
+                    tracing::error!(tournament = %event, %game, "result not entered: {e}");
+                }
+            });
         }
     });
 }
@@ -626,6 +632,17 @@ pub async fn organiser(
             result,
         } => {
             next.state.set_result(round, board, result, true)?;
+            // The server game ends first: no move is accepted after the result, and
+            // the deal (published once every game on it has a result) is never
+            // published while its game can still be played.
+            let game = next
+                .boards
+                .get(round.wrapping_sub(1))
+                .and_then(|r| r.get(board.wrapping_sub(1)))
+                .and_then(|bg| bg.as_ref().map(|bg| bg.game.clone()));
+            if let Some(game) = game {
+                end_game(shared, &game, result).await?;
+            }
             auto_pair(&mut next);
         }
     }
@@ -635,11 +652,63 @@ pub async fn organiser(
     created
 }
 
+/// The outcome that ends a server game with an organiser's result.
+fn adjudicated(result: GameResult) -> Outcome {
+    let win = |winner, reason| Outcome::Win { winner, reason };
+    match result {
+        GameResult::RedWin => win(Color::Red, Reason::Adjudication),
+        GameResult::BlackWin => win(Color::Black, Reason::Adjudication),
+        GameResult::RedForfeitWin => win(Color::Red, Reason::Forfeit),
+        GameResult::BlackForfeitWin => win(Color::Black, Reason::Forfeit),
+        GameResult::Draw | GameResult::DoubleForfeit => Outcome::Draw {
+            reason: Reason::Adjudication,
+        },
+    }
+}
+
+/// Ends board game `game` with the organiser's `result` (a finished game stays as it
+/// ended) and waits until the end is stored and announced.
+async fn end_game(shared: &Arc<Shared>, game: &str, result: GameResult) -> Result<(), TError> {
+    let handle = shared
+        .game(game)
+        .await?
+        .ok_or_else(|| TError::Internal(format!("the board's game {game} is missing")))?;
+    handle
+        .adjudicate(adjudicated(result))
+        .await
+        .map_err(|e| TError::Internal(format!("game {game}: {e}")))?
+        .map_err(|e| TError::Internal(format!("game {game}: {}", e.message)))
+}
+
 fn pair_into(e: &mut Event, opts: &PairOptions) -> Result<(), TError> {
     e.state.pair(opts, &mut OsEntropy)?;
+    e.state.seed_joint_deals(&mut OsEntropy);
     let n = e.state.rounds.last().map_or(0, |r| r.games.len());
     e.boards.push(vec![None; n]);
     Ok(())
+}
+
+/// The least randomness a joint-deal contribution must show, in bits.
+pub const MIN_CONTRIBUTION_BITS: f64 = 64.0;
+
+/// An estimate of the randomness in a contribution: its length times the Shannon
+/// entropy of its characters' frequencies. Generous to random text (32 random hex
+/// digits score about 115) and harsh to short or repetitive text (`1234` scores 8,
+/// `aaaa…` 0), which is what a player searching the opponent's secret exploits.
+pub fn contribution_bits(secret: &str) -> f64 {
+    let mut counts: HashMap<char, usize> = HashMap::new();
+    for c in secret.chars() {
+        *counts.entry(c).or_default() += 1;
+    }
+    let n = secret.chars().count() as f64;
+    let per_char: f64 = counts
+        .values()
+        .map(|&k| {
+            let p = k as f64 / n;
+            -p * p.log2()
+        })
+        .sum();
+    (per_char * n).max(0.0)
 }
 
 /// A player's secret contribution to a joint deal of his board.
@@ -669,6 +738,13 @@ pub async fn contribute(
     } else {
         return Err(TError::BadToken("you do not play on this board"));
     };
+    // Checked after the token and the board, so that a stranger learns nothing.
+    let bits = contribution_bits(secret);
+    if bits < MIN_CONTRIBUTION_BITS {
+        return Err(TError::BadRequest(format!(
+            "secret: too guessable (about {bits:.0} bits, at least {MIN_CONTRIBUTION_BITS:.0} needed): use the one the page generates, or 20 or more random characters"
+        )));
+    }
     let mut next = guard.clone();
     next.state.contribute(round, board, side, secret)?;
     let created = ensure_games(shared, &mut next).await;
@@ -764,14 +840,17 @@ fn view_of(e: &Event, token: Option<&str>) -> Value {
                 "index": i,
                 "mode": d.mode.name(),
                 "commitment": d.commitment,
+                "server_commitment": d.server_commitment,
                 "published": d.published,
                 "deal": null,
                 "salt": null,
+                "server_seed": null,
                 "verifies": null,
             });
             if d.published {
                 v["deal"] = json!(d.deal);
                 v["salt"] = json!(d.salt);
+                v["server_seed"] = json!(d.server_seed);
                 v["verifies"] = json!(d.verifies());
             }
             v
@@ -982,4 +1061,30 @@ fn you_player(e: &Event, p: PlayerId) -> Value {
         "games": games,
         "contribute": contribute,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn guessable_contributions_score_low_random_ones_high() {
+        for weak in [
+            "1234",
+            "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
+            "password",
+            "secret",
+        ] {
+            assert!(contribution_bits(weak) < MIN_CONTRIBUTION_BITS, "{weak}");
+        }
+        let random = crate::util::random_hex(16);
+        assert!(
+            contribution_bits(&random) >= MIN_CONTRIBUTION_BITS,
+            "{random}"
+        );
+        assert!(
+            contribution_bits("my cat Felix jumped over 3 lazy dogs!") >= MIN_CONTRIBUTION_BITS
+        );
+        assert_eq!(contribution_bits(""), 0.0);
+    }
 }

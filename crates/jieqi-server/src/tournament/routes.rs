@@ -20,6 +20,7 @@ use serde::de::DeserializeOwned;
 use serde_json::json;
 
 use super::{Event, OrganiserAction, TError, game_options};
+use crate::request::{self, BodyError};
 use crate::util::{new_game_id, new_token, now_ms};
 use crate::{Shared, assets};
 
@@ -66,13 +67,23 @@ async fn page() -> Response {
     }
 }
 
-/// The request body, or `413 too_large` past the 16 KiB limit.
-fn body_of(body: Result<Bytes, BytesRejection>) -> Result<Bytes, TError> {
-    crate::http::body_or(body, TError::TooLarge, TError::BadRequest)
+impl From<BodyError> for TError {
+    fn from(e: BodyError) -> TError {
+        match e {
+            BodyError::TooLarge => TError::TooLarge,
+            BodyError::Bad(m) => TError::BadRequest(m),
+        }
+    }
 }
 
+/// The request body, or `413 too_large` past the 16 KiB limit.
+fn body_of(body: Result<Bytes, BytesRejection>) -> Result<Bytes, TError> {
+    Ok(request::bytes(body)?)
+}
+
+/// A JSON object body.
 fn parse<T: DeserializeOwned>(body: &[u8]) -> Result<T, TError> {
-    serde_json::from_slice(body).map_err(|e| TError::BadRequest(format!("request body: {e}")))
+    Ok(request::json_object(body)?)
 }
 
 fn text_field(name: &str, v: &str, max: usize) -> Result<String, TError> {

@@ -52,11 +52,14 @@ impl Drop for ServerChild {
     }
 }
 
-fn spawn_server(sync: &str) -> anyhow::Result<ServerChild> {
+fn spawn_server(sync: &str, games: usize) -> anyhow::Result<ServerChild> {
     let dir = tempfile::tempdir()?;
     let exe = std::env::current_exe()?;
+    // Every player connects from this one address: lift the per-address cap.
+    let per_address = (2 * games + 64).to_string();
     let mut child = Command::new(exe)
-        .args(["serve", "--addr", "127.0.0.1:0", "--sync", sync, "--db"])
+        .args(["serve", "--addr", "127.0.0.1:0", "--sync", sync])
+        .args(["--max-connections-per-address", &per_address, "--db"])
         .arg(dir.path().join("loadtest.db"))
         .env("RUST_LOG", "warn")
         .stdout(Stdio::piped())
@@ -355,7 +358,7 @@ pub fn measure(args: LoadtestArgs) -> anyhow::Result<Report> {
     }
     let server = match args.addr {
         Some(_) => None,
-        None => Some(spawn_server(&args.sync)?),
+        None => Some(spawn_server(&args.sync, args.games)?),
     };
     let addr = args
         .addr

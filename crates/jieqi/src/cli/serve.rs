@@ -6,7 +6,9 @@ use std::path::PathBuf;
 use anyhow::Context as _;
 use clap::Args;
 use jieqi_server::store::SyncMode;
-use jieqi_server::{Config, EngineKind, Server};
+use std::time::Duration;
+
+use jieqi_server::{Config, EngineKind, Limits, Server};
 
 /// Options of `jieqi serve`.
 #[derive(Args, Debug)]
@@ -30,6 +32,22 @@ pub struct ServeArgs {
     /// Seconds a player may be away before the opponent can claim the game.
     #[arg(long, env = "JIEQI_ABANDON_SECS", default_value_t = 60)]
     pub abandon_secs: u64,
+    /// Open TCP connections one client address may hold (raise it behind a reverse
+    /// proxy, where every client has the proxy's address).
+    #[arg(long, env = "JIEQI_MAX_CONNECTIONS_PER_ADDRESS", default_value_t = Limits::default().max_connections_per_address)]
+    pub max_connections_per_address: usize,
+    /// Seconds a client has to send a request's headers.
+    #[arg(long, env = "JIEQI_HEADER_TIMEOUT_SECS", default_value_t = Limits::default().header_read_timeout.as_secs())]
+    pub header_timeout_secs: u64,
+    /// Seconds after which a connection that has sent nothing is closed.
+    #[arg(long, env = "JIEQI_IDLE_TIMEOUT_SECS", default_value_t = Limits::default().idle_timeout.as_secs())]
+    pub idle_timeout_secs: u64,
+    /// Seconds between the server's WebSocket pings.
+    #[arg(long, env = "JIEQI_WS_PING_SECS", default_value_t = Limits::default().ws_ping_interval.as_secs())]
+    pub ws_ping_secs: u64,
+    /// Seconds past a ping interval after which a silent WebSocket is closed.
+    #[arg(long, env = "JIEQI_WS_PONG_TIMEOUT_SECS", default_value_t = Limits::default().ws_pong_timeout.as_secs())]
+    pub ws_pong_timeout_secs: u64,
 }
 
 fn parse_engine(s: &str) -> Result<EngineKind, String> {
@@ -51,6 +69,19 @@ impl ServeArgs {
             engine: self.engine,
             abandon_ms: self.abandon_secs.saturating_mul(1000),
             ..Config::default()
+        }
+    }
+
+    /// The limits per client.
+    pub fn limits(&self) -> Limits {
+        let secs = |s: u64| Duration::from_secs(s.max(1));
+        Limits {
+            max_connections_per_address: self.max_connections_per_address.max(1),
+            header_read_timeout: secs(self.header_timeout_secs),
+            idle_timeout: secs(self.idle_timeout_secs),
+            ws_ping_interval: secs(self.ws_ping_secs),
+            ws_pong_timeout: secs(self.ws_pong_timeout_secs),
+            ..Limits::default()
         }
     }
 }
@@ -95,7 +126,7 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
         .build()
         .context("cannot start the async runtime")?;
     rt.block_on(async {
-        let server = Server::start(args.config()).await?;
+        let server = Server::start_with(args.config(), args.limits()).await?;
         // The first line on stdout names the address (scripts and tests read it).
         println!("listening on http://{}", server.addr);
         server.run_until(shutdown_signal()).await;

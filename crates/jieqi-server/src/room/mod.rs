@@ -1,0 +1,1051 @@
+//! A game room as a pure state machine: an [`Input`] and the time go in, a list of
+//! [`Effect`]s comes out (store this, send that to a connection, send each viewer its
+//! message, ask the engine, the game ended). Nothing here awaits, locks or touches a
+//! socket: the async shell ([`crate::game`]) executes the effects, so unit tests drive
+//! a room without tokio.
+//!
+//! A move or an end is durable before anybody hears of it: the room asks for the write
+//! ([`Effect::Persist`]) and only when the shell reports it done
+//! ([`Input::Persisted`]) does it tell the players. The shell feeds no other input to
+//! the room in between.
+
+mod render;
+pub mod stored;
+#[cfg(test)]
+mod tests;
+
+pub use stored::{invite_url, new_game_record, replay_stored, rules_of};
+
+use std::collections::HashMap;
+use std::time::Duration;
+
+use jieqi_core::game::Judge;
+use jieqi_core::{ByColor, Color, Game, Move, Outcome, Position, Reason, UciMove, Viewer};
+use tokio::time::Instant;
+
+use crate::clock::{Clock, Flagged, TimeControl};
+use crate::knowledge::{PlyMeta, ViewerPositions, viewer_index};
+use crate::protocol::{ClientIn, ClientOut, ErrorCode, Outgoing, ProtoError};
+use crate::store::{FinishRecord, MoveRecord, StoreError, StoredGame, Write};
+use crate::util::same_secret;
+use crate::{Created, GameOptions};
+
+/// A connection's id (unique in the server).
+pub type ConnId = u64;
+
+/// The moment an input is handled: the monotonic instant (clocks) and the wall clock
+/// in Unix ms (what is stored and shown).
+#[derive(Copy, Clone, Debug)]
+pub struct Now {
+    /// Monotonic.
+    pub at: Instant,
+    /// Unix milliseconds.
+    pub ms: u64,
+}
+
+impl Now {
+    /// The real present.
+    pub fn real() -> Now {
+        Now {
+            at: Instant::now(),
+            ms: crate::util::now_ms(),
+        }
+    }
+
+    /// `d` later.
+    pub fn after(self, d: Duration) -> Now {
+        Now {
+            at: self.at + d,
+            ms: self.ms + d.as_millis() as u64,
+        }
+    }
+}
+
+/// What happens to a room.
+#[derive(Debug)]
+pub enum Input {
+    /// A connection joins, with a seat token or as a spectator.
+    Join {
+        /// Connection.
+        conn: ConnId,
+        /// Seat token.
+        token: Option<String>,
+    },
+    /// A connection left.
+    Leave {
+        /// Connection.
+        conn: ConnId,
+    },
+    /// A message from a joined connection.
+    Client {
+        /// Connection.
+        conn: ConnId,
+        /// The message.
+        msg: ClientIn,
+        /// Its `v`.
+        v: Option<u64>,
+    },
+    /// The engine's answer for the position after `plies` plies.
+    EngineMove {
+        /// Plies when it was asked.
+        plies: usize,
+        /// Its move.
+        mv: Option<Move>,
+    },
+    /// HTTP `join`: the invite seat's token, if free.
+    ClaimInvite {
+        /// The invite token the claimant gave.
+        invite: Option<String>,
+    },
+    /// A tournament organiser entered a result: the game ends with it now.
+    Adjudicate {
+        /// The result as an outcome.
+        outcome: Outcome,
+    },
+    /// A clock deadline passed (see [`Room::deadline`]).
+    Tick,
+    /// The last [`Effect::Persist`] was written (or not).
+    Persisted(Result<(), String>),
+    /// The game asked for by [`Effect::CreateRematch`] was created (or not).
+    RematchCreated(Result<Created, String>),
+}
+
+/// What the shell must do, in order.
+#[derive(Debug)]
+pub enum Effect {
+    /// Store durably, then report with [`Input::Persisted`] before any other input.
+    Persist(Write),
+    /// Send to one connection.
+    Send {
+        /// Connection.
+        conn: ConnId,
+        /// The message.
+        out: Outgoing,
+    },
+    /// Send every connection the message of its kind of viewer.
+    Broadcast(PerViewer),
+    /// Ask the engine for a move; answer with [`Input::EngineMove`].
+    AskEngine(EngineAsk),
+    /// Create the rematch; answer with [`Input::RematchCreated`].
+    CreateRematch(GameOptions),
+    /// The game is over (whoever listens for game ends hears it).
+    Ended(Outcome),
+    /// The answer to the input that asked for one.
+    Reply(Reply),
+}
+
+/// A message per kind of viewer (indexed like [`crate::knowledge::VIEWERS`]); only
+/// the kinds with a connection are built.
+#[derive(Debug, Default)]
+pub struct PerViewer(pub [Option<Outgoing>; 3]);
+
+impl PerViewer {
+    /// The message for viewer `v`.
+    pub fn get(&self, v: Viewer) -> Option<&Outgoing> {
+        self.0[viewer_index(v)].as_ref()
+    }
+}
+
+/// An engine move request: the engine sees only its own side's view.
+#[derive(Debug)]
+pub struct EngineAsk {
+    /// Level 1–8.
+    pub level: u8,
+    /// Its side's position.
+    pub pos: Position,
+    /// The game judged on its side's positions.
+    pub history: Judge,
+    /// Plies played (echoed in the answer).
+    pub plies: usize,
+    /// Time to think.
+    pub budget: Duration,
+}
+
+/// Answers to the inputs that want one.
+#[derive(Debug)]
+pub enum Reply {
+    /// To [`Input::Join`]: as whom, or why not.
+    Joined(Result<Viewer, ProtoError>),
+    /// To [`Input::ClaimInvite`]: the seat and its token, or why not.
+    Claimed(Result<(Color, String), ClaimRefused>),
+    /// To [`Input::Adjudicate`]: the game is over, or why it could not be ended.
+    Adjudicated(Result<(), ProtoError>),
+}
+
+/// Why the invite seat was not handed out.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum ClaimRefused {
+    /// No free seat: joined already, claimed from the open games, the game has begun,
+    /// or it has no invite seat at all.
+    SeatTaken,
+    /// An unlisted game, and the invite token is missing or wrong.
+    BadInvite,
+}
+
+/// A seat.
+#[derive(Clone, Debug)]
+struct Seat {
+    engine: Option<u8>,
+    token: String,
+    joined: bool,
+}
+
+/// Where the game is.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Status {
+    /// A seat was never joined; clocks stopped.
+    Waiting,
+    /// In play.
+    Live,
+    /// Over.
+    Finished,
+}
+
+impl Status {
+    /// The protocol's name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Status::Waiting => "waiting",
+            Status::Live => "live",
+            Status::Finished => "finished",
+        }
+    }
+}
+
+struct Rematch {
+    id: String,
+    /// The old seats' new tokens: `tokens[c]` is for the player who was `c` here.
+    tokens: ByColor<String>,
+}
+
+/// Who asked for what is pending, to be answered when it is done.
+#[derive(Copy, Clone, Debug)]
+struct Asker {
+    conn: ConnId,
+    in_: &'static str,
+}
+
+/// A change waiting for its write.
+enum Pending {
+    /// A move, already played on `game`; the rest is applied once stored.
+    Move {
+        asker: Option<Asker>,
+        color: Color,
+        mv: Move,
+        clock: Option<Clock>,
+        mover_left: Option<u64>,
+        /// When it was played: stored with it, and so also announced with it.
+        played: Now,
+    },
+    /// An end without a move.
+    Finish {
+        outcome: Outcome,
+        asker: Option<Asker>,
+        /// Told to the asker after the end (a move that came too late).
+        notice: Option<ProtoError>,
+        adjudicated: bool,
+    },
+}
+
+/// One game's state.
+pub struct Room {
+    id: String,
+    salt: String,
+    commitment: String,
+    tc: Option<TimeControl>,
+    seats: ByColor<Seat>,
+    invite: Option<Color>,
+    invite_token: Option<String>,
+    listed: bool,
+    invite_claimed: bool,
+    game: Game,
+    views: ViewerPositions,
+    metas: Vec<PlyMeta>,
+    clock: Option<Clock>,
+    status: Status,
+    version: u64,
+    draw_offer: Option<Color>,
+    rematch_offers: ByColor<bool>,
+    rematch: Option<Rematch>,
+    rematch_asker: Option<Asker>,
+    conns: HashMap<ConnId, Viewer>,
+    away_since: ByColor<Option<Instant>>,
+    engine_thinking: bool,
+    abandon_ms: u64,
+    /// A tournament game whose deal is still secret (told by the shell).
+    private: bool,
+    pending: Option<Pending>,
+    out: Vec<Effect>,
+}
+
+impl Room {
+    /// Rebuilds a game from storage (also used right after creation). `rematch_tokens`
+    /// are the seat tokens of its rematch, swapped to this game's colours, when it has
+    /// one.
+    pub fn from_stored(
+        s: StoredGame,
+        rematch_tokens: Option<ByColor<String>>,
+        abandon_ms: u64,
+        now: Now,
+    ) -> Result<Room, StoreError> {
+        let (game, metas, tc) = replay_stored(&s)?;
+        let status = if game.outcome().is_some() {
+            Status::Finished
+        } else if s.started_ms.is_some() {
+            Status::Live
+        } else {
+            Status::Waiting
+        };
+        // Clocks resume from the times stored with the last move; the downtime of a
+        // restart is charged to nobody.
+        let clock = tc.map(|tc| {
+            let mut c = match s.moves.last() {
+                Some(m) => Clock::restored(
+                    tc,
+                    ByColor {
+                        red: m.red_ms,
+                        black: m.black_ms,
+                    },
+                ),
+                None => Clock::new(tc),
+            };
+            if status == Status::Live {
+                c.start(game.turn(), now.at);
+            }
+            c
+        });
+        let seat = |r: &crate::store::SeatRecord| Seat {
+            engine: r.engine_level,
+            token: r.token.clone(),
+            joined: r.joined || r.engine_level.is_some(),
+        };
+        let seats = ByColor {
+            red: seat(&s.new.seats.red),
+            black: seat(&s.new.seats.black),
+        };
+        let away_since =
+            ByColor::new_with(|c| (seats[c].engine.is_none() && seats[c].joined).then_some(now.at));
+        let version = 1 + game.plies().len() as u64 + u64::from(game.outcome().is_some());
+        Ok(Room {
+            id: s.new.id,
+            salt: s.new.salt,
+            commitment: s.new.commitment,
+            tc,
+            seats,
+            invite: s.new.invite,
+            invite_token: s.new.invite_token,
+            listed: s.new.listed,
+            invite_claimed: s.invite_claimed,
+            views: ViewerPositions::of(&game),
+            game,
+            metas,
+            clock,
+            status,
+            version,
+            draw_offer: None,
+            rematch_offers: ByColor::default(),
+            rematch: s.rematch.map(|id| Rematch {
+                id,
+                tokens: rematch_tokens.unwrap_or_default(),
+            }),
+            rematch_asker: None,
+            conns: HashMap::new(),
+            away_since,
+            engine_thinking: false,
+            abandon_ms,
+            private: false,
+            pending: None,
+            out: Vec::new(),
+        })
+    }
+
+    /// The game id.
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+
+    /// Where the game is.
+    pub fn status(&self) -> Status {
+        self.status
+    }
+
+    /// The game version (docs/protocol.md §3.5).
+    pub fn version(&self) -> u64 {
+        self.version
+    }
+
+    /// The referee's game.
+    pub fn game(&self) -> &Game {
+        &self.game
+    }
+
+    /// Connections joined.
+    pub fn connections(&self) -> usize {
+        self.conns.len()
+    }
+
+    /// As whom a connection joined.
+    pub fn viewer_of(&self, conn: ConnId) -> Option<Viewer> {
+        self.conns.get(&conn).copied()
+    }
+
+    /// Whether a write is awaited (the shell feeds nothing but [`Input::Persisted`]).
+    pub fn is_waiting_for_store(&self) -> bool {
+        self.pending.is_some()
+    }
+
+    /// Tells the room whether it is a tournament game whose deal is still secret (no
+    /// spectators; the end holds the deal back).
+    pub fn set_private(&mut self, private: bool) {
+        self.private = private;
+    }
+
+    /// When the running clock runs out ([`Input::Tick`] is due then).
+    pub fn deadline(&self) -> Option<Instant> {
+        match (self.status, &self.clock) {
+            (Status::Live, Some(c)) => c.deadline().map(|(_, at)| at),
+            _ => None,
+        }
+    }
+
+    /// Asks the engine if it is to move (when a room starts or resumes).
+    pub fn start(&mut self, now: Now) -> Vec<Effect> {
+        self.maybe_engine(now);
+        std::mem::take(&mut self.out)
+    }
+
+    /// Handles one input; returns what to do, in order.
+    pub fn handle(&mut self, input: Input, now: Now) -> Vec<Effect> {
+        debug_assert!(
+            self.pending.is_none() || matches!(input, Input::Persisted(_)),
+            "only the write's report may reach a room waiting for the store"
+        );
+        match input {
+            Input::Persisted(r) => self.persisted(r, now),
+            Input::Join { conn, token } => {
+                let r = self.join(conn, token, now);
+                self.out.push(Effect::Reply(Reply::Joined(r)));
+            }
+            Input::Leave { conn } => {
+                if let Some(v) = self.conns.remove(&conn) {
+                    self.after_leave(v, now);
+                }
+            }
+            Input::Client { conn, msg, v } => {
+                if let Some(viewer) = self.conns.get(&conn).copied() {
+                    let in_ = msg.type_name();
+                    if let Err(e) = self.client(conn, viewer, msg, v, now) {
+                        self.send(conn, e.to_out(Some(in_)));
+                    }
+                }
+            }
+            Input::EngineMove { plies, mv } => self.engine_move(plies, mv, now),
+            Input::ClaimInvite { invite } => {
+                let r = self.claim_invite(invite.as_deref(), now);
+                self.out.push(Effect::Reply(Reply::Claimed(r)));
+            }
+            Input::Adjudicate { outcome } => {
+                if self.status == Status::Finished {
+                    self.out.push(Effect::Reply(Reply::Adjudicated(Ok(()))));
+                } else {
+                    self.finish(outcome, None, None, true, now);
+                }
+            }
+            Input::Tick => {
+                if let Some(Flagged(c)) = self.clock.as_ref().and_then(|k| k.flagged(now.at))
+                    && self.status == Status::Live
+                {
+                    self.flag(c, None, None, now);
+                }
+            }
+            Input::RematchCreated(r) => self.rematch_created(r),
+        }
+        std::mem::take(&mut self.out)
+    }
+
+    fn send(&mut self, conn: ConnId, msg: ClientOut) {
+        let out = Outgoing::new(self.version, msg);
+        self.out.push(Effect::Send { conn, out });
+    }
+
+    fn join(
+        &mut self,
+        conn: ConnId,
+        token: Option<String>,
+        now: Now,
+    ) -> Result<Viewer, ProtoError> {
+        let viewer = match token.as_deref() {
+            None | Some("") if self.private => {
+                return Err(ProtoError::new(
+                    ErrorCode::Private,
+                    "this tournament game shares its deal with a game still in play: it can be watched once the round's deal is published",
+                ));
+            }
+            None | Some("") => Viewer::Spectator,
+            Some(t) => Color::ALL
+                .into_iter()
+                .find(|&c| self.seats[c].engine.is_none() && same_secret(&self.seats[c].token, t))
+                .map(Viewer::Player)
+                .ok_or_else(|| {
+                    ProtoError::new(ErrorCode::BadToken, "this token holds no seat in this game")
+                })?,
+        };
+        self.conns.insert(conn, viewer);
+        let mut started = false;
+        if let Viewer::Player(c) = viewer {
+            self.away_since[c] = None;
+            if !self.seats[c].joined {
+                self.seats[c].joined = true;
+                if self.status == Status::Waiting
+                    && Color::ALL.iter().all(|&c| self.seats[c].joined)
+                {
+                    self.status = Status::Live;
+                    if let Some(clock) = &mut self.clock {
+                        clock.start(self.game.turn(), now.at);
+                    }
+                    started = true;
+                    tracing::info!(game = %self.id, "game started");
+                }
+                self.persist_seats(now);
+            }
+        }
+        if started {
+            self.version += 1;
+            self.broadcast_with(|r, v| r.state_out(v, now));
+            self.maybe_engine(now);
+        } else {
+            let msg = self.state_out(viewer, now);
+            self.send(conn, msg);
+        }
+        self.broadcast_presence(now);
+        Ok(viewer)
+    }
+
+    /// The invite seat for HTTP `join`. A listed game's seat goes to the first who
+    /// asks. An unlisted game's only to the holder of the invite token, and again to
+    /// him until the seat is joined (a reload, a second device), never after: the
+    /// invite link cannot take over a seat in use.
+    fn claim_invite(
+        &mut self,
+        invite: Option<&str>,
+        now: Now,
+    ) -> Result<(Color, String), ClaimRefused> {
+        let c = self.invite.ok_or(ClaimRefused::SeatTaken)?;
+        if !self.listed {
+            let known = match (self.invite_token.as_deref(), invite) {
+                (Some(want), Some(given)) => same_secret(want, given),
+                _ => false,
+            };
+            if !known {
+                tracing::info!(game = %self.id, "invite claim refused: bad invite token");
+                return Err(ClaimRefused::BadInvite);
+            }
+        }
+        let free = self.status == Status::Waiting
+            && !self.seats[c].joined
+            && !(self.listed && self.invite_claimed);
+        if !free {
+            return Err(ClaimRefused::SeatTaken);
+        }
+        if !self.invite_claimed {
+            self.invite_claimed = true;
+            self.persist_seats(now);
+        }
+        tracing::info!(game = %self.id, seat = c.name(), listed = self.listed, "invite seat claimed");
+        Ok((c, self.seats[c].token.clone()))
+    }
+
+    fn after_leave(&mut self, viewer: Viewer, now: Now) {
+        if let Viewer::Player(c) = viewer
+            && !self.conns.values().any(|x| *x == viewer)
+        {
+            self.away_since[c] = Some(now.at);
+        }
+        self.broadcast_presence(now);
+    }
+
+    fn persist_seats(&mut self, now: Now) {
+        self.out.push(Effect::Persist(Write::Seats {
+            id: self.id.clone(),
+            joined: ByColor::new_with(|c| self.seats[c].joined),
+            invite_claimed: self.invite_claimed,
+            started_ms: (self.status != Status::Waiting).then_some(now.ms),
+        }));
+    }
+
+    fn client(
+        &mut self,
+        conn: ConnId,
+        viewer: Viewer,
+        msg: ClientIn,
+        v: Option<u64>,
+        now: Now,
+    ) -> Result<(), ProtoError> {
+        if let ClientIn::Sync = msg {
+            let msg = self.state_out(viewer, now);
+            self.send(conn, msg);
+            return Ok(());
+        }
+        let Viewer::Player(me) = viewer else {
+            return Err(ProtoError::new(
+                ErrorCode::NotAPlayer,
+                "spectators cannot do that",
+            ));
+        };
+        let asker = Some(Asker {
+            conn,
+            in_: msg.type_name(),
+        });
+        match msg {
+            ClientIn::Move { uci } => {
+                self.require_live()?;
+                if self.game.turn() != me {
+                    return Err(ProtoError::new(
+                        ErrorCode::NotYourTurn,
+                        "it is not your turn",
+                    ));
+                }
+                if let Some(v) = v
+                    && v != self.version
+                {
+                    return Err(ProtoError::new(
+                        ErrorCode::StaleVersion,
+                        format!(
+                            "your board is version {v}, the game is at {}: sync first",
+                            self.version
+                        ),
+                    ));
+                }
+                let u = UciMove::parse(&uci)
+                    .map_err(|e| ProtoError::new(ErrorCode::BadMove, e.to_string()))?;
+                // Suffix letters are ignored: checking them against the deal would
+                // tell the sender whether a guessed identity is right.
+                let m = u.to_plain();
+                if !self.views.get(viewer).is_legal(m) {
+                    return Err(ProtoError::new(
+                        ErrorCode::IllegalMove,
+                        format!("{m} is not a legal move here"),
+                    ));
+                }
+                self.play(me, m, asker, now)
+            }
+            ClientIn::Resign => {
+                self.require_live()?;
+                self.finish(
+                    Outcome::Win {
+                        winner: !me,
+                        reason: Reason::Resignation,
+                    },
+                    asker,
+                    None,
+                    false,
+                    now,
+                );
+                Ok(())
+            }
+            ClientIn::OfferDraw => {
+                self.require_live()?;
+                match self.draw_offer {
+                    Some(c) if c == !me => {
+                        let agreed = Outcome::Draw {
+                            reason: Reason::Agreement,
+                        };
+                        self.finish(agreed, asker, None, false, now);
+                        return Ok(());
+                    }
+                    Some(_) => return Ok(()),
+                    None => {}
+                }
+                if self.seats[!me].engine.is_some() {
+                    // The engine declines every offer.
+                    self.draw_event(None, Some(!me));
+                } else {
+                    self.draw_offer = Some(me);
+                    self.draw_event(Some(me), None);
+                }
+                Ok(())
+            }
+            ClientIn::AcceptDraw => {
+                self.require_live()?;
+                if self.draw_offer != Some(!me) {
+                    return Err(no_draw_offer());
+                }
+                let agreed = Outcome::Draw {
+                    reason: Reason::Agreement,
+                };
+                self.finish(agreed, asker, None, false, now);
+                Ok(())
+            }
+            ClientIn::DeclineDraw => {
+                if self.draw_offer != Some(!me) || self.status != Status::Live {
+                    return Err(no_draw_offer());
+                }
+                self.draw_offer = None;
+                self.draw_event(None, Some(me));
+                Ok(())
+            }
+            ClientIn::Rematch => self.rematch(conn, me),
+            ClientIn::ClaimAbandonment => {
+                self.require_live()?;
+                let them = !me;
+                let gone = self.seats[them].engine.is_none()
+                    && !self.conns.values().any(|v| *v == Viewer::Player(them))
+                    && self.away_since[them].is_some_and(|t| {
+                        now.at.saturating_duration_since(t)
+                            >= Duration::from_millis(self.abandon_ms)
+                    });
+                if !gone {
+                    return Err(ProtoError::new(
+                        ErrorCode::NotAbandoned,
+                        format!(
+                            "your opponent has not been away for {} s",
+                            self.abandon_ms / 1000
+                        ),
+                    ));
+                }
+                let claimed = Outcome::Win {
+                    winner: me,
+                    reason: Reason::Abandonment,
+                };
+                self.finish(claimed, asker, None, false, now);
+                Ok(())
+            }
+            ClientIn::Join { .. } => Err(ProtoError::new(
+                ErrorCode::AlreadyJoined,
+                "this connection has joined a game",
+            )),
+            ClientIn::Ping { .. } | ClientIn::Sync => Ok(()),
+        }
+    }
+
+    fn require_live(&self) -> Result<(), ProtoError> {
+        match self.status {
+            Status::Live => Ok(()),
+            Status::Waiting => Err(ProtoError::new(
+                ErrorCode::NotStarted,
+                "the game has not started: a seat is still free",
+            )),
+            Status::Finished => Err(game_over()),
+        }
+    }
+
+    fn engine_move(&mut self, plies: usize, mv: Option<Move>, now: Now) {
+        self.engine_thinking = false;
+        if self.status != Status::Live || plies != self.game.plies().len() {
+            self.maybe_engine(now);
+            return;
+        }
+        let color = self.game.turn();
+        match mv {
+            Some(m) if self.views.get(Viewer::Player(color)).is_legal(m) => {
+                if let Err(e) = self.play(color, m, None, now) {
+                    tracing::warn!(game = %self.id, "engine move failed: {}", e.message);
+                }
+            }
+            _ => {
+                tracing::warn!(game = %self.id, "the engine gave no legal move");
+                let forfeit = Outcome::Win {
+                    winner: !color,
+                    reason: Reason::Forfeit,
+                };
+                self.finish(forfeit, None, None, false, now);
+            }
+        }
+    }
+
+    /// Plays a legal move of `color` on the referee's game and asks for it to be
+    /// stored; everyone hears of it once it is (`move_stored`).
+    fn play(
+        &mut self,
+        color: Color,
+        m: Move,
+        asker: Option<Asker>,
+        now: Now,
+    ) -> Result<(), ProtoError> {
+        let mut clock = self.clock.clone();
+        let mover_left = match clock.as_mut().map(|c| c.moved(now.at)) {
+            None => None,
+            Some(Ok(left)) => Some(left),
+            Some(Err(Flagged(c))) => {
+                let late = ProtoError::new(ErrorCode::GameOver, "time ran out before the move");
+                self.flag(c, asker, Some(late), now);
+                return Ok(());
+            }
+        };
+        // `Game::play` leaves the game untouched when it refuses a move.
+        if let Err(e) = self.game.play(m) {
+            return Err(ProtoError::new(ErrorCode::IllegalMove, e.to_string()));
+        }
+        let stored = clock.as_ref().map_or(ByColor::default(), Clock::stored);
+        let finish = self.game.outcome().map(|outcome| FinishRecord {
+            outcome,
+            at_ms: now.ms,
+        });
+        self.out.push(Effect::Persist(Write::Move {
+            id: self.id.clone(),
+            mv: MoveRecord {
+                n: self.game.plies().len() as u32,
+                uci: m.to_string(),
+                red_ms: stored.red,
+                black_ms: stored.black,
+                at_ms: now.ms,
+            },
+            finish,
+        }));
+        self.pending = Some(Pending::Move {
+            asker,
+            color,
+            mv: m,
+            clock,
+            mover_left,
+            played: now,
+        });
+        Ok(())
+    }
+
+    fn persisted(&mut self, r: Result<(), String>, now: Now) {
+        match (self.pending.take(), r) {
+            (None, Ok(())) => {}
+            (None, Err(e)) => tracing::error!(game = %self.id, "cannot store: {e}"),
+            (
+                Some(Pending::Move {
+                    color,
+                    clock,
+                    mover_left,
+                    played,
+                    ..
+                }),
+                Ok(()),
+            ) => self.move_stored(color, clock, mover_left, played),
+            (Some(Pending::Move { asker, mv, .. }), Err(e)) => {
+                tracing::error!(game = %self.id, "cannot store move {mv}: {e}");
+                match stored::without_last_ply(&self.game) {
+                    Ok(g) => self.game = g,
+                    Err(e) => tracing::error!(game = %self.id, "cannot take back a move: {e}"),
+                }
+                if let Some(a) = asker {
+                    let e = ProtoError::new(
+                        ErrorCode::Internal,
+                        "the move could not be stored; it was not played",
+                    );
+                    self.send(a.conn, e.to_out(Some(a.in_)));
+                }
+            }
+            (
+                Some(Pending::Finish {
+                    outcome,
+                    asker,
+                    notice,
+                    adjudicated,
+                }),
+                Ok(()),
+            ) => {
+                let _ = self.game.finish(outcome);
+                if let Some(c) = &mut self.clock {
+                    c.stop(now.at);
+                }
+                self.status = Status::Finished;
+                self.draw_offer = None;
+                self.version += 1;
+                self.broadcast_end();
+                if let (Some(a), Some(n)) = (asker, notice) {
+                    self.send(a.conn, n.to_out(Some(a.in_)));
+                }
+                if adjudicated {
+                    self.out.push(Effect::Reply(Reply::Adjudicated(Ok(()))));
+                }
+            }
+            (
+                Some(Pending::Finish {
+                    asker, adjudicated, ..
+                }),
+                Err(e),
+            ) => {
+                tracing::error!(game = %self.id, "cannot store the end: {e}");
+                let e = ProtoError::new(ErrorCode::Internal, "the result could not be stored");
+                if let Some(a) = asker {
+                    self.send(a.conn, e.to_out(Some(a.in_)));
+                }
+                if adjudicated {
+                    self.out.push(Effect::Reply(Reply::Adjudicated(Err(e))));
+                }
+            }
+        }
+    }
+
+    /// The stored move reaches everyone: clocks, each viewer's position, the event.
+    fn move_stored(
+        &mut self,
+        color: Color,
+        mut clock: Option<Clock>,
+        mover_left: Option<u64>,
+        now: Now,
+    ) {
+        let outcome = self.game.outcome();
+        if let (Some(c), Some(_)) = (clock.as_mut(), outcome) {
+            c.stop(now.at);
+        }
+        self.clock = clock;
+        let meta = PlyMeta {
+            at_ms: now.ms,
+            clock_ms: mover_left,
+        };
+        self.metas.push(meta);
+        let plies = self.views.advance(&self.game, meta);
+        if self.draw_offer == Some(!color) {
+            self.draw_offer = None;
+        }
+        if outcome.is_some() {
+            self.status = Status::Finished;
+        }
+        self.version += 1;
+        self.broadcast_with(|r, v| r.move_out(v, &plies[viewer_index(v)], now));
+        if outcome.is_some() {
+            self.version += 1;
+            self.broadcast_end();
+        } else {
+            self.maybe_engine(now);
+        }
+    }
+
+    fn flag(&mut self, c: Color, asker: Option<Asker>, notice: Option<ProtoError>, now: Now) {
+        let lost = Outcome::Win {
+            winner: !c,
+            reason: Reason::Time,
+        };
+        self.finish(lost, asker, notice, false, now);
+    }
+
+    /// Ends the game without a move (resignation, time, agreement, abandonment, an
+    /// organiser's result) once the end is stored.
+    fn finish(
+        &mut self,
+        outcome: Outcome,
+        asker: Option<Asker>,
+        notice: Option<ProtoError>,
+        adjudicated: bool,
+        now: Now,
+    ) {
+        self.out.push(Effect::Persist(Write::Finish {
+            id: self.id.clone(),
+            finish: FinishRecord {
+                outcome,
+                at_ms: now.ms,
+            },
+        }));
+        self.pending = Some(Pending::Finish {
+            outcome,
+            asker,
+            notice,
+            adjudicated,
+        });
+    }
+
+    fn rematch(&mut self, conn: ConnId, me: Color) -> Result<(), ProtoError> {
+        if self.status != Status::Finished {
+            return Err(ProtoError::new(
+                ErrorCode::NotOver,
+                "a rematch is possible after the end",
+            ));
+        }
+        if self.rematch.is_some() {
+            let msg = ClientOut::Rematch(self.rematch_out(Viewer::Player(me)));
+            self.send(conn, msg);
+            return Ok(());
+        }
+        self.rematch_offers[me] = true;
+        let ready = Color::ALL
+            .iter()
+            .all(|&c| self.rematch_offers[c] || self.seats[c].engine.is_some());
+        if ready {
+            // Colours swap: the new Red is the old Black.
+            self.rematch_asker = Some(Asker {
+                conn,
+                in_: "rematch",
+            });
+            self.out.push(Effect::CreateRematch(GameOptions {
+                rules: *self.game.rules(),
+                tc: self.tc,
+                engine: ByColor {
+                    red: self.seats.black.engine,
+                    black: self.seats.red.engine,
+                },
+                invite: None,
+                listed: false,
+                rematch_of: Some(self.id.clone()),
+            }));
+            return Ok(());
+        }
+        self.version += 1;
+        self.broadcast_with(|r, v| ClientOut::Rematch(r.rematch_out(v)));
+        Ok(())
+    }
+
+    fn rematch_created(&mut self, r: Result<Created, String>) {
+        let asker = self.rematch_asker.take();
+        match r {
+            Ok(created) => {
+                self.out.push(Effect::Persist(Write::Rematch {
+                    id: self.id.clone(),
+                    rematch: created.id.clone(),
+                }));
+                self.rematch = Some(Rematch {
+                    id: created.id,
+                    tokens: ByColor {
+                        red: created.tokens.black,
+                        black: created.tokens.red,
+                    },
+                });
+                self.version += 1;
+                self.broadcast_with(|r, v| ClientOut::Rematch(r.rematch_out(v)));
+            }
+            Err(e) => {
+                if let Some(a) = asker {
+                    let e = ProtoError::new(
+                        ErrorCode::Internal,
+                        format!("cannot create the rematch: {e}"),
+                    );
+                    self.send(a.conn, e.to_out(Some(a.in_)));
+                }
+            }
+        }
+    }
+
+    fn maybe_engine(&mut self, now: Now) {
+        if self.status != Status::Live || self.engine_thinking || self.pending.is_some() {
+            return;
+        }
+        let color = self.game.turn();
+        let Some(level) = self.seats[color].engine else {
+            return;
+        };
+        self.engine_thinking = true;
+        let mut budget = Duration::from_millis(150 * u64::from(level));
+        if let Some(c) = &self.clock {
+            let mut left = c.left(color, now.at) / 20;
+            if let Some(ml) = c.move_left(now.at) {
+                left = left.min(ml / 3);
+            }
+            budget = budget.min(Duration::from_millis(left));
+        }
+        let me = Viewer::Player(color);
+        self.out.push(Effect::AskEngine(EngineAsk {
+            level,
+            pos: self.views.get(me).clone(),
+            history: self.views.history(me).clone(),
+            plies: self.game.plies().len(),
+            budget,
+        }));
+    }
+}
+
+fn game_over() -> ProtoError {
+    ProtoError::new(ErrorCode::GameOver, "the game is over")
+}
+
+fn no_draw_offer() -> ProtoError {
+    ProtoError::new(
+        ErrorCode::NoDrawOffer,
+        "your opponent has not offered a draw",
+    )
+}

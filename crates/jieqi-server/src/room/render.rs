@@ -1,0 +1,221 @@
+//! What a room tells each viewer: the `ClientOut` messages, built from that viewer's
+//! own position (docs/protocol.md §3.3).
+
+use jieqi_core::{Color, Viewer};
+
+use super::{Effect, PerViewer, Room, Status, invite_url};
+use crate::knowledge::{self, EndOut, LegalOut, PlyOut, SeatOut, VIEWERS, viewer_index};
+use crate::protocol::out::{
+    ClockOut, DrawOut, MoveOut, PresenceOut, RematchOut, RulesOut, StateOut, TimeOut,
+};
+use crate::protocol::{ClientOut, Outgoing};
+
+use super::Now;
+
+impl Room {
+    /// Sends each connection the message built for its kind of viewer (built once per
+    /// kind, and only for the kinds connected).
+    pub(super) fn broadcast_with(&mut self, build: impl Fn(&Room, Viewer) -> ClientOut) {
+        let mut per = PerViewer::default();
+        for v in self.conns.values() {
+            let i = viewer_index(*v);
+            if per.0[i].is_none() {
+                per.0[i] = Some(Outgoing::new(self.version, build(self, VIEWERS[i])));
+            }
+        }
+        if per.0.iter().any(Option::is_some) {
+            self.out.push(Effect::Broadcast(per));
+        }
+    }
+
+    fn clock_out(&self, now: Now) -> Option<ClockOut> {
+        let c = self.clock.as_ref()?;
+        Some(ClockOut {
+            red_ms: c.left(Color::Red, now.at),
+            black_ms: c.left(Color::Black, now.at),
+            running: c.running().map(Color::name),
+            move_left_ms: c.move_left(now.at),
+        })
+    }
+
+    fn players_out(&self, now: Now) -> knowledge::ByColorOut<SeatOut> {
+        let seat = |c: Color| {
+            let s = &self.seats[c];
+            let connected =
+                s.engine.is_some() || self.conns.values().any(|v| *v == Viewer::Player(c));
+            SeatOut {
+                kind: if s.engine.is_some() {
+                    "engine"
+                } else {
+                    "human"
+                },
+                level: s.engine,
+                joined: s.joined,
+                connected,
+                away_ms: if connected {
+                    None
+                } else {
+                    self.away_since[c]
+                        .map(|t| now.at.saturating_duration_since(t).as_millis() as u64)
+                },
+            }
+        };
+        knowledge::ByColorOut {
+            red: seat(Color::Red),
+            black: seat(Color::Black),
+        }
+    }
+
+    fn spectators(&self) -> usize {
+        self.conns
+            .values()
+            .filter(|v| **v == Viewer::Spectator)
+            .count()
+    }
+
+    fn legal_for(&self, v: Viewer) -> LegalOut {
+        match v {
+            Viewer::Player(c) if self.status == Status::Live && self.game.turn() == c => {
+                LegalOut::of(self.views.get(v))
+            }
+            _ => LegalOut::none(),
+        }
+    }
+
+    /// The invite link, for the creating seat of a friend game while it waits for the
+    /// friend (nobody else ever gets it: it claims the other seat).
+    fn invite_url_for(&self, v: Viewer) -> Option<String> {
+        let invite = self.invite?;
+        let token = self.invite_token.as_deref()?;
+        (self.status == Status::Waiting
+            && v == Viewer::Player(!invite)
+            && !self.seats[invite].joined)
+            .then(|| invite_url(&self.id, token))
+    }
+
+    /// The `state` for viewer `v`.
+    pub fn state_out(&self, v: Viewer, now: Now) -> ClientOut {
+        let pos = self.views.get(v);
+        let rules = self.game.rules();
+        ClientOut::State(Box::new(StateOut {
+            game: self.id.clone(),
+            you: knowledge::viewer_name(v),
+            status: self.status.name(),
+            rules: RulesOut {
+                name: rules.name,
+                chase_rule: rules.chase_rule,
+                captured_identity: rules.captured_identity.name(),
+            },
+            time: self.tc.map(|t| TimeOut {
+                base_ms: t.base_ms,
+                increment_ms: t.increment_ms,
+                move_ms: t.move_ms,
+            }),
+            players: self.players_out(now),
+            abandon_ms: self.abandon_ms,
+            spectators: self.spectators(),
+            commitment: self.commitment.clone(),
+            invite_url: self.invite_url_for(v),
+            start_fen: self.game.start().fen(),
+            moves: knowledge::plies_for(&self.game, v, &self.metas),
+            fen: pos.fen(),
+            turn: pos.turn().name(),
+            check: pos.is_check(),
+            pools: knowledge::pools_out(pos),
+            legal: self.legal_for(v),
+            clock: self.clock_out(now),
+            draw_offer: self.draw_offer.map(Color::name),
+            rematch: (self.status == Status::Finished
+                && (self.rematch.is_some()
+                    || self.rematch_offers.red
+                    || self.rematch_offers.black))
+                .then(|| self.rematch_out(v)),
+            end: self.end_out(),
+        }))
+    }
+
+    pub(super) fn move_out(&self, v: Viewer, ply: &PlyOut, now: Now) -> ClientOut {
+        let pos = self.views.get(v);
+        ClientOut::Move(Box::new(MoveOut {
+            ply: ply.clone(),
+            fen: pos.fen(),
+            turn: pos.turn().name(),
+            check: pos.is_check(),
+            pools: knowledge::pools_out(pos),
+            legal: self.legal_for(v),
+            clock: self.clock_out(now),
+            status: self.status.name(),
+            draw_offer: self.draw_offer.map(Color::name),
+        }))
+    }
+
+    pub(super) fn rematch_out(&self, v: Viewer) -> RematchOut {
+        let offered_by = Color::ALL
+            .into_iter()
+            .filter(|&c| self.rematch_offers[c])
+            .map(Color::name)
+            .collect();
+        match &self.rematch {
+            None => RematchOut {
+                offered_by,
+                game: None,
+                url: None,
+            },
+            Some(r) => {
+                let url = match v {
+                    Viewer::Player(c) if !r.tokens[c].is_empty() => {
+                        format!("/game/{}?seat={}", r.id, r.tokens[c])
+                    }
+                    _ => format!("/game/{}", r.id),
+                };
+                RematchOut {
+                    offered_by,
+                    game: Some(r.id.clone()),
+                    url: Some(url),
+                }
+            }
+        }
+    }
+
+    /// The end of the game as the players may see it now: a tournament game whose deal
+    /// is still in play elsewhere holds the deal back until the event publishes it.
+    fn end_out(&self) -> Option<EndOut> {
+        let end = knowledge::end_out(&self.game, &self.salt, &self.commitment)?;
+        Some(if self.private { end.withhold() } else { end })
+    }
+
+    pub(super) fn broadcast_end(&mut self) {
+        let Some(end) = self.end_out() else {
+            return;
+        };
+        let Some(o) = self.game.outcome() else {
+            return;
+        };
+        tracing::info!(
+            game = %self.id,
+            result = o.result_str(),
+            reason = o.reason().name(),
+            plies = self.game.plies().len(),
+            "game finished"
+        );
+        self.broadcast_with(|_, _| ClientOut::End(Box::new(end.clone())));
+        self.out.push(Effect::Ended(o));
+    }
+
+    pub(super) fn draw_event(&mut self, offer: Option<Color>, declined_by: Option<Color>) {
+        self.version += 1;
+        let d = DrawOut {
+            offer: offer.map(Color::name),
+            declined_by: declined_by.map(Color::name),
+        };
+        self.broadcast_with(|_, _| ClientOut::Draw(d.clone()));
+    }
+
+    pub(super) fn broadcast_presence(&mut self, now: Now) {
+        let p = PresenceOut {
+            players: self.players_out(now),
+            spectators: self.spectators(),
+        };
+        self.broadcast_with(|_, _| ClientOut::Presence(p.clone()));
+    }
+}
