@@ -46,6 +46,9 @@ pub struct Features {
     /// the weighted mean of the fail-soft values (approximate, see [`crate::search`]);
     /// off: exact Star1 windows over the decisive range.
     pub chance_windows: bool,
+    /// The improving flag: a side whose static evaluation rose since its previous
+    /// move is pruned less (reverse futility, late-move pruning) and reduced less.
+    pub improving: bool,
 }
 
 impl Default for Features {
@@ -67,6 +70,7 @@ impl Default for Features {
             perpetual: true,
             abdada: true,
             chance_windows: true,
+            improving: true,
         }
     }
 }
@@ -92,6 +96,7 @@ pub const OPTIONS: &[(&str, Flag)] = &[
     ("Use Perpetual", |f| &mut f.perpetual),
     ("Use ABDADA", |f| &mut f.abdada),
     ("Use ChanceWindows", |f| &mut f.chance_windows),
+    ("Use Improving", |f| &mut f.improving),
 ];
 
 impl Features {

@@ -48,7 +48,9 @@
 //! Iterative deepening with aspiration windows, a shared transposition table, quiescence
 //! search over captures (and check evasions near the horizon), move ordering by hash
 //! move, MVV-LVA, killers and history, check extension, null-move pruning, reverse
-//! futility pruning, late-move reductions, mate-distance pruning, and repetition
+//! futility pruning, late-move pruning and reductions (all less eager for a side
+//! whose static evaluation improved since its last move: the improving flag),
+//! mate-distance pruning, and repetition
 //! awareness: a repeated position is a draw, except that a side that gave check with
 //! a rook, horse or cannon after every move of a repetition cycle is scored as losing
 //! (RULES.md §5, perpetual check; checks by pawns, elephants and advisors are allowed).
@@ -148,6 +150,9 @@ pub struct Searcher<'a> {
     history: Box<History>,
     pv: Vec<[Move; MAX_PLY + 1]>,
     pv_len: [usize; MAX_PLY + 1],
+    /// Per ply: the static evaluation of the searched line's node there (`-INF` in
+    /// check or not evaluated), for the improving flag.
+    evals: [i32; MAX_PLY + 2],
     /// Deepest ply reached.
     pub seldepth: usize,
     /// Set when the search was stopped; all values computed since are void.
@@ -194,6 +199,13 @@ fn floor_div(a: i64, b: i64) -> i64 {
 
 fn ceil_div(a: i64, b: i64) -> i64 {
     -((-a).div_euclid(b))
+}
+
+/// How many quiet moves late-move pruning lets through at `depth` (fewer when the
+/// side to move is not improving).
+fn lmp_count(depth: i32, improving: bool) -> usize {
+    let n = (3 + 2 * depth * depth) as usize;
+    if improving { n } else { n * 2 / 3 }
 }
 
 /// One step of selection sort: brings the best-scored of `moves[i..]` to `i` (the
@@ -273,6 +285,7 @@ impl<'a> Searcher<'a> {
                 MAX_PLY + 1
             ],
             pv_len: [0; MAX_PLY + 1],
+            evals: [-INF; MAX_PLY + 2],
             seldepth: 0,
             aborted: false,
             lmr,
@@ -689,11 +702,18 @@ impl<'a> Searcher<'a> {
         } else {
             self.evaluate()
         };
+        self.evals[ply] = static_eval;
+        // Improving: better than two plies ago, when this side was last to move.
+        let improving = self.features.improving
+            && !in_check
+            && ply >= 2
+            && self.evals[ply - 2] > -INF
+            && static_eval > self.evals[ply - 2];
         if !pv_node && !in_check && ply > 0 {
             // Reverse futility: far above beta near the horizon.
             if self.features.reverse_futility
                 && depth <= 4
-                && static_eval - 110 * depth >= beta
+                && static_eval - 110 * (depth - i32::from(improving)) >= beta
                 && beta.abs() < MATE_BOUND
             {
                 return static_eval;
@@ -766,7 +786,7 @@ impl<'a> Searcher<'a> {
                 // ordering rarely matter; each costs a chance node's worth of searches.
                 if self.features.late_move_pruning
                     && depth <= 3
-                    && quiet_count >= (3 + 2 * depth * depth) as usize
+                    && quiet_count >= lmp_count(depth, improving || !self.features.improving)
                 {
                     continue;
                 }
@@ -801,6 +821,9 @@ impl<'a> Searcher<'a> {
                     r = i32::from(self.lmr[(depth as usize).min(63)][i.min(63)]);
                     if pv_node {
                         r -= 1;
+                    }
+                    if self.features.improving && !improving {
+                        r += 1;
                     }
                     r = r.clamp(0, new_depth - 1);
                 }
