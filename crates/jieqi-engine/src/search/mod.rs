@@ -85,12 +85,14 @@ mod chance;
 mod ordering;
 mod pruning;
 mod quiescence;
+mod stack;
 #[cfg(test)]
 mod tests;
 
 pub use chance::reveal_outcomes;
 use ordering::{History, pick_best};
 use pruning::lmp_count;
+use stack::Stack;
 
 /// The score of giving mate now; mate in `n` plies scores `MATE - n`.
 pub const MATE: i32 = 30000;
@@ -154,13 +156,10 @@ pub struct Searcher<'a> {
     /// The game's positions then the searched line's, as the rules judge them (keys,
     /// checks, perpetual streaks); the current position last.
     judge: Judge,
-    killers: [[Option<Move>; 2]; MAX_PLY + 2],
+    /// The history of quiet moves, for ordering.
     history: Box<History>,
-    pv: Vec<[Move; MAX_PLY + 1]>,
-    pv_len: [usize; MAX_PLY + 1],
-    /// Per ply: the static evaluation of the searched line's node there (`-INF` in
-    /// check or not evaluated), for the improving flag.
-    evals: [i32; MAX_PLY + 2],
+    /// Per ply of the searched line: killers, static evaluation, principal variation.
+    stack: Stack,
     /// Deepest ply reached.
     pub seldepth: usize,
     /// Set when the search was stopped; all values computed since are void.
@@ -233,17 +232,11 @@ impl<'a> Searcher<'a> {
             budget,
             node_limit,
             judge,
-            killers: [[None; 2]; MAX_PLY + 2],
             history: vec![[0i32; 8100]; 2]
                 .into_boxed_slice()
                 .try_into()
                 .expect("two history tables"),
-            pv: vec![
-                [Move::new(jieqi_core::Square::E0, jieqi_core::Square::E0); MAX_PLY + 1];
-                MAX_PLY + 1
-            ],
-            pv_len: [0; MAX_PLY + 1],
-            evals: [-INF; MAX_PLY + 2],
+            stack: Stack::new(),
             seldepth: 0,
             aborted: false,
             lmr,
@@ -438,7 +431,7 @@ impl<'a> Searcher<'a> {
         null_ok: bool,
     ) -> i32 {
         let pv_node = pv && beta - alpha > 1;
-        self.pv_len[ply] = ply;
+        self.stack[ply].clear_pv();
         if self.aborted {
             return 0;
         }
@@ -498,13 +491,8 @@ impl<'a> Searcher<'a> {
         } else {
             self.evaluate()
         };
-        self.evals[ply] = static_eval;
-        // Improving: better than two plies ago, when this side was last to move.
-        let improving = self.features.improving
-            && !in_check
-            && ply >= 2
-            && self.evals[ply - 2] > -INF
-            && static_eval > self.evals[ply - 2];
+        self.stack[ply].static_eval = static_eval;
+        let improving = self.features.improving && !in_check && self.stack.improving(ply);
         if !pv_node && !in_check && ply > 0 {
             // Reverse futility: far above beta near the horizon.
             if self.features.reverse_futility
@@ -646,9 +634,8 @@ impl<'a> Searcher<'a> {
                     self.update_pv(ply, m);
                     if v >= beta {
                         if quiet {
-                            if self.features.killers && self.killers[ply][0] != Some(m) {
-                                self.killers[ply][1] = self.killers[ply][0];
-                                self.killers[ply][0] = Some(m);
+                            if self.features.killers {
+                                self.stack[ply].add_killer(m);
                             }
                             let bonus = (depth * depth).min(400);
                             self.update_history(m, bonus);
@@ -685,16 +672,12 @@ impl<'a> Searcher<'a> {
         best
     }
 
+    /// Makes `m`, just searched from the current position at `ply`, the head of the
+    /// principal variation there.
     fn update_pv(&mut self, ply: usize, m: Move) {
-        self.pv[ply][ply] = m;
-        let child_len = self.pv_len[ply + 1].max(ply + 1);
         // A chance child's line depends on the reveal: the PV stops at a face-down move.
         let deterministic = !self.pos.board().is_hidden(m.from);
-        let end = if deterministic { child_len } else { ply + 1 };
-        for k in ply + 1..end {
-            self.pv[ply][k] = self.pv[ply + 1][k];
-        }
-        self.pv_len[ply] = end;
+        self.stack.update_pv(ply, m, deterministic);
     }
 
     /// The root moves, ordered by the hash move and MVV-LVA.
@@ -732,7 +715,7 @@ impl<'a> Searcher<'a> {
         beta: i32,
     ) -> i32 {
         let mut best = -INF;
-        self.pv_len[0] = 0;
+        self.stack[0].clear_pv();
         // Work sharing as in `search`: a root move another thread is on comes last.
         let busy = self.work_sharing(depth);
         let key = self.pos.hash();
@@ -779,7 +762,7 @@ impl<'a> Searcher<'a> {
             if v > alpha || i == first {
                 roots[i].score = v;
                 self.update_pv(0, m);
-                roots[i].pv = self.pv[0][..self.pv_len[0]].to_vec();
+                roots[i].pv = self.stack[0].pv().to_vec();
             } else {
                 roots[i].score = -INF;
             }

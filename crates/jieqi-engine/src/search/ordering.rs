@@ -44,9 +44,9 @@ impl Searcher<'_> {
             } else if let Some(victim) = b.piece_at(m.to) {
                 let attacker = b.piece_at(m.from).map_or(0, |p| self.piece_value(p));
                 1_000_000 + self.piece_value(victim) * 16 - attacker / 16
-            } else if self.features.killers && Some(m) == self.killers[ply][0] {
+            } else if self.features.killers && Some(m) == self.stack[ply].killers[0] {
                 900_000
-            } else if self.features.killers && Some(m) == self.killers[ply][1] {
+            } else if self.features.killers && Some(m) == self.stack[ply].killers[1] {
                 899_000
             } else if self.features.history {
                 self.history[us][move_index(m)]

@@ -9,7 +9,7 @@ use crate::tt::{Bound, Entry};
 impl Searcher<'_> {
     /// Quiescence search: captures (and, near the horizon, check evasions).
     pub fn qsearch(&mut self, mut alpha: i32, beta: i32, ply: usize, qply: u32) -> i32 {
-        self.pv_len[ply] = ply;
+        self.stack[ply].clear_pv();
 
         if self.aborted {
             return 0;
