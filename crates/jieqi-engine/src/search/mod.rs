@@ -88,11 +88,16 @@ mod quiescence;
 mod stack;
 #[cfg(test)]
 mod tests;
+pub(crate) mod tunables;
 
 pub use chance::reveal_outcomes;
 use ordering::{History, pick_best};
-use pruning::lmp_count;
+use pruning::{LmrTable, futility_margin, lmp_count, null_move_reduction, reverse_futility_margin};
 use stack::Stack;
+use tunables::{
+    ABDADA_DEPTH, FUTILITY_MAX_DEPTH, HISTORY_MAX_BONUS, LMP_MAX_DEPTH, LMR_MIN_DEPTH,
+    LMR_MIN_MOVE, NMP_MIN_DEPTH, RFP_MAX_DEPTH, SECOND_KILLER_SCORE,
+};
 
 /// The score of giving mate now; mate in `n` plies scores `MATE - n`.
 pub const MATE: i32 = 30000;
@@ -104,8 +109,11 @@ pub const DECISIVE: i32 = 20000;
 pub const INF: i32 = 31000;
 /// Deepest ply searched.
 pub const MAX_PLY: usize = 120;
-/// Least remaining depth at which threads share out the moves of a node.
-const ABDADA_DEPTH: i32 = 2;
+/// Nodes a thread counts before it adds them to the shared counter and checks
+/// whether to stop.
+const NODES_PER_CHECK: u64 = 256;
+/// Quiet moves remembered per node for the history malus of a cut-off.
+const MAX_QUIETS_TRIED: usize = 32;
 
 /// One root move with its latest score and principal variation.
 #[derive(Clone, Debug)]
@@ -164,7 +172,8 @@ pub struct Searcher<'a> {
     pub seldepth: usize,
     /// Set when the search was stopped; all values computed since are void.
     pub aborted: bool,
-    lmr: Box<[[u8; 64]; 64]>,
+    /// Base late-move reductions.
+    lmr: LmrTable,
     /// The search features in use (all on by default).
     pub features: Features,
     /// Moves put off because another thread was searching them ([`crate::busy`]).
@@ -214,12 +223,6 @@ impl<'a> Searcher<'a> {
         let ev = Evaluator::new(params);
         let mut accs = Vec::with_capacity(MAX_PLY + 8);
         accs.push(ev.acc(&pos));
-        let mut lmr = Box::new([[0u8; 64]; 64]);
-        for (d, row) in lmr.iter_mut().enumerate().skip(1) {
-            for (i, r) in row.iter_mut().enumerate().skip(1) {
-                *r = (0.5 + (d as f64).ln() * (i as f64).ln() / 2.2) as u8;
-            }
-        }
         Searcher {
             pos,
             shared,
@@ -239,7 +242,7 @@ impl<'a> Searcher<'a> {
             stack: Stack::new(),
             seldepth: 0,
             aborted: false,
-            lmr,
+            lmr: LmrTable::new(),
             features: Features::default(),
             deferred: 0,
             proven: None,
@@ -290,7 +293,7 @@ impl<'a> Searcher<'a> {
     fn count_node(&mut self) {
         self.nodes += 1;
         self.pending_nodes += 1;
-        if self.pending_nodes >= 256 {
+        if self.pending_nodes >= NODES_PER_CHECK {
             self.flush_nodes();
             self.check_stop();
         }
@@ -496,8 +499,8 @@ impl<'a> Searcher<'a> {
         if !pv_node && !in_check && ply > 0 {
             // Reverse futility: far above beta near the horizon.
             if self.features.reverse_futility
-                && depth <= 4
-                && static_eval - 110 * (depth - i32::from(improving)) >= beta
+                && depth <= RFP_MAX_DEPTH
+                && static_eval - reverse_futility_margin(depth, improving) >= beta
                 && beta.abs() < MATE_BOUND
             {
                 return static_eval;
@@ -506,11 +509,11 @@ impl<'a> Searcher<'a> {
             // pawns (zugzwang-like endings), where it is not tried.
             if self.features.null_move
                 && null_ok
-                && depth >= 3
+                && depth >= NMP_MIN_DEPTH
                 && static_eval >= beta
                 && self.has_non_pawn_material()
             {
-                let r = 3 + depth / 4;
+                let r = null_move_reduction(depth);
                 let nu = self.pos.play_null();
                 self.judge.push_null(&self.pos);
                 let v = -self.search(depth - 1 - r, -beta, -beta + 1, ply + 1, false, false);
@@ -541,7 +544,7 @@ impl<'a> Searcher<'a> {
         let mut best = -INF;
         let mut best_move = None;
         let orig_alpha = alpha;
-        let mut quiets_tried: [Move; 32] = [order[0]; 32];
+        let mut quiets_tried = [order[0]; MAX_QUIETS_TRIED];
         let mut quiet_count = 0;
         // Work sharing with the other threads (see `crate::busy`): from the second move
         // on, a move another thread is searching right now waits for a second pass.
@@ -564,19 +567,22 @@ impl<'a> Searcher<'a> {
             let is_capture = self.pos.piece_at(m.to).is_some();
             let quiet = !is_capture;
             let new_depth = depth - 1;
-            if i > 0 && quiet && !pv_node && !in_check && best > -MATE_BOUND && scores[i] < 899_000
-            {
+            // Killers (and better) are neither pruned nor reduced.
+            let late = scores[i] < SECOND_KILLER_SCORE;
+            if i > 0 && quiet && !pv_node && !in_check && best > -MATE_BOUND && late {
                 // Late-move pruning: near the horizon, quiet moves this far down the
                 // ordering rarely matter; each costs a chance node's worth of searches.
                 if self.features.late_move_pruning
-                    && depth <= 3
+                    && depth <= LMP_MAX_DEPTH
                     && quiet_count >= lmp_count(depth, improving || !self.features.improving)
                 {
                     continue;
                 }
                 // Futility pruning: a quiet move cannot lift a position this far below
                 // alpha near the horizon.
-                if self.features.futility && depth <= 2 && static_eval + 100 + 120 * depth <= alpha
+                if self.features.futility
+                    && depth <= FUTILITY_MAX_DEPTH
+                    && static_eval + futility_margin(depth) <= alpha
                 {
                     continue;
                 }
@@ -596,13 +602,13 @@ impl<'a> Searcher<'a> {
             } else {
                 let mut r = 0;
                 if self.features.lmr
-                    && depth >= 3
+                    && depth >= LMR_MIN_DEPTH
                     && quiet
-                    && i >= 3
+                    && i >= LMR_MIN_MOVE
                     && !in_check
-                    && scores[i] < 899_000
+                    && late
                 {
-                    r = i32::from(self.lmr[(depth as usize).min(63)][i.min(63)]);
+                    r = self.lmr.get(depth, i);
                     if pv_node {
                         r -= 1;
                     }
@@ -637,7 +643,7 @@ impl<'a> Searcher<'a> {
                             if self.features.killers {
                                 self.stack[ply].add_killer(m);
                             }
-                            let bonus = (depth * depth).min(400);
+                            let bonus = (depth * depth).min(HISTORY_MAX_BONUS);
                             self.update_history(m, bonus);
                             for &q in &quiets_tried[..quiet_count] {
                                 self.update_history(q, -bonus);

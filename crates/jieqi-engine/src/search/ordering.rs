@@ -4,13 +4,26 @@
 use jieqi_core::Move;
 
 use super::Searcher;
+use super::tunables::{
+    CAPTURE_SCORE, FIRST_KILLER_SCORE, HASH_MOVE_SCORE, HISTORY_LIMIT, LVA_DIVISOR, MVV_WEIGHT,
+    SECOND_KILLER_SCORE,
+};
+
+/// Squares of the board, the range of a move's origin and of its destination.
+const SQUARES: usize = 90;
 
 /// The history of moves' success, per colour and (from, to).
-pub(super) type History = [[i32; 8100]; 2];
+pub(super) type History = [[i32; SQUARES * SQUARES]; 2];
 
 /// The index of `m` in a [`History`] table.
 fn move_index(m: Move) -> usize {
-    m.from.index() * 90 + m.to.index()
+    m.from.index() * SQUARES + m.to.index()
+}
+
+/// The ordering score of a capture of a piece worth `victim` by one worth `attacker`
+/// (MVV-LVA: the most valuable victim first, then the least valuable attacker).
+pub(super) fn capture_score(victim: i32, attacker: i32) -> i32 {
+    CAPTURE_SCORE + victim * MVV_WEIGHT - attacker / LVA_DIVISOR
 }
 
 /// One step of selection sort: brings the best-scored of `moves[i..]` to `i` (the
@@ -40,14 +53,14 @@ impl Searcher<'_> {
         let b = self.pos.board();
         for (i, &m) in moves.iter().enumerate() {
             scores[i] = if Some(m) == tt_move {
-                10_000_000
+                HASH_MOVE_SCORE
             } else if let Some(victim) = b.piece_at(m.to) {
                 let attacker = b.piece_at(m.from).map_or(0, |p| self.piece_value(p));
-                1_000_000 + self.piece_value(victim) * 16 - attacker / 16
+                capture_score(self.piece_value(victim), attacker)
             } else if self.features.killers && Some(m) == self.stack[ply].killers[0] {
-                900_000
+                FIRST_KILLER_SCORE
             } else if self.features.killers && Some(m) == self.stack[ply].killers[1] {
-                899_000
+                SECOND_KILLER_SCORE
             } else if self.features.history {
                 self.history[us][move_index(m)]
             } else {
@@ -56,12 +69,14 @@ impl Searcher<'_> {
         }
     }
 
+    /// Adds `bonus` (a malus if negative) to the history of the quiet move `m` of the
+    /// side to move, less the more the score already has of it.
     pub(super) fn update_history(&mut self, m: Move, bonus: i32) {
         if !self.features.history {
             return;
         }
         let us = self.pos.turn().index();
         let h = &mut self.history[us][move_index(m)];
-        *h += bonus - *h * bonus.abs() / 16384;
+        *h += bonus - *h * bonus.abs() / HISTORY_LIMIT;
     }
 }

@@ -3,7 +3,9 @@
 
 use jieqi_core::Piece;
 
-use super::{INF, MATE, MAX_PLY, Searcher, from_tt, ordering::pick_best, to_tt};
+use super::ordering::{capture_score, pick_best};
+use super::tunables::{BAD_CAPTURE_MARGIN, DELTA_MARGIN};
+use super::{INF, MATE, MAX_PLY, Searcher, from_tt, to_tt};
 use crate::tt::{Bound, Entry};
 
 impl Searcher<'_> {
@@ -74,7 +76,9 @@ impl Searcher<'_> {
         let mut moves = match evasion_list {
             Some(moves) => moves,
             None => {
-                if self.features.delta_pruning && stand + self.ev.max_value() + 200 <= alpha {
+                if self.features.delta_pruning
+                    && stand + self.ev.max_value() + DELTA_MARGIN <= alpha
+                {
                     // Delta pruning (below) would skip every capture.
                     jieqi_core::MoveList::new()
                 } else {
@@ -99,12 +103,12 @@ impl Searcher<'_> {
                     let mover = b.piece_at(m.from);
                     let attacker = mover.map_or(0, |p| self.piece_value(p));
                     if !evasions {
-                        if self.features.delta_pruning && stand + vv + 200 <= alpha {
+                        if self.features.delta_pruning && stand + vv + DELTA_MARGIN <= alpha {
                             // Delta pruning: even winning this piece cannot reach alpha.
                             continue;
                         }
                         if self.features.qs_pruning
-                            && attacker > vv + 50
+                            && attacker > vv + BAD_CAPTURE_MARGIN
                             && b.is_attacked(m.to, them)
                         {
                             // Likely losing: a dearer piece takes a defended one.
@@ -119,7 +123,7 @@ impl Searcher<'_> {
                             continue;
                         }
                     }
-                    1_000_000 + vv * 16 - attacker / 16
+                    capture_score(vv, attacker)
                 }
                 None => 0,
             };
