@@ -31,6 +31,11 @@ pub fn reveal_outcomes(pos: &Position, color: Color) -> ([(Role, u8); 6], usize)
     (out, n)
 }
 
+/// The total weight (count) of reveal `outcomes`.
+fn total_weight(outcomes: &[(Role, u8)]) -> i64 {
+    outcomes.iter().map(|o| i64::from(o.1)).sum()
+}
+
 impl Searcher<'_> {
     /// The value, for the side to move, of playing `m`: a chance node if the mover is
     /// face-down (see the module docs), else the negated value of the child.
@@ -54,26 +59,17 @@ impl Searcher<'_> {
         let us = self.pos.turn();
         let pv = beta - alpha > 1;
         if !self.pos.board().is_hidden(m.from) {
-            let u = self.make(m, Reveals::NONE, depth);
-            let v = -self.node(depth, -beta, -alpha, ply + 1, qs, pv);
-            self.unmake(u);
-            return v;
+            return self.outcome(m, None, depth, (alpha, beta), ply, qs, pv);
         }
         let (outcomes, n) = reveal_outcomes(&self.pos, us);
         if n <= 1 {
-            let rv = Reveals {
-                mover: (n == 1).then_some(outcomes[0].0),
-                captured: None,
-            };
-            let u = self.make(m, rv, depth);
-            let v = -self.node(depth, -beta, -alpha, ply + 1, qs, pv);
-            self.unmake(u);
-            return v;
+            let mover = (n == 1).then_some(outcomes[0].0);
+            return self.outcome(m, mover, depth, (alpha, beta), ply, qs, pv);
         }
-        let total: i64 = outcomes[..n].iter().map(|o| i64::from(o.1)).sum();
         if self.features.chance_windows {
-            return self.chance_mean(m, &outcomes[..n], total, depth, alpha, beta, ply, qs);
+            return self.chance_mean(m, &outcomes[..n], depth, (alpha, beta), ply, qs);
         }
+        let total = total_weight(&outcomes[..n]);
         let (lo_bound, hi_bound) = (i64::from(-DECISIVE), i64::from(DECISIVE));
         let (a, b) = (i64::from(alpha), i64::from(beta));
         let mut sum = 0i64;
@@ -92,16 +88,8 @@ impl Searcher<'_> {
             }
             let lo = a_raw.max(lo_bound - 1);
             let hi = b_raw.min(hi_bound + 1);
-            let u = self.make(
-                m,
-                Reveals {
-                    mover: Some(role),
-                    captured: None,
-                },
-                depth,
-            );
-            let v = -self.node(depth, -(hi as i32), -(lo as i32), ply + 1, qs, pv);
-            self.unmake(u);
+            let window = (lo as i32, hi as i32);
+            let v = self.outcome(m, Some(role), depth, window, ply, qs, pv);
             if self.aborted {
                 return 0;
             }
@@ -124,19 +112,44 @@ impl Searcher<'_> {
         floor_div(sum, total) as i32
     }
 
-    /// The chance node of `m` (a face-down piece's move with these `outcomes`, of
-    /// `total` weight) under the move's own window: every outcome is searched with
-    /// `(alpha, beta)` and the value is the weighted mean of the clamped fail-soft
-    /// values (the module docs give the model and its error).
+    /// The value, for the side to move, of `m` played with the mover revealed as
+    /// `mover` (`None`: not revealed), its child searched to `depth` (by quiescence at
+    /// quiescence ply `qs` if `qs > 0`) with the window `(alpha, beta)` of this side,
+    /// as a PV node if `pv`.
     #[allow(clippy::too_many_arguments)]
+    fn outcome(
+        &mut self,
+        m: Move,
+        mover: Option<Role>,
+        depth: i32,
+        (alpha, beta): (i32, i32),
+        ply: usize,
+        qs: u32,
+        pv: bool,
+    ) -> i32 {
+        let u = self.make(
+            m,
+            Reveals {
+                mover,
+                captured: None,
+            },
+            depth,
+        );
+        let v = -self.node(depth, -beta, -alpha, ply + 1, qs, pv);
+        self.unmake(u);
+        v
+    }
+
+    /// The chance node of `m` (a face-down piece's move with these `outcomes`) under
+    /// the move's own window: every outcome is searched with `(alpha, beta)` and the
+    /// value is the weighted mean of the clamped fail-soft values (the module docs
+    /// give the model and its error).
     fn chance_mean(
         &mut self,
         m: Move,
         outcomes: &[(Role, u8)],
-        total: i64,
         depth: i32,
-        alpha: i32,
-        beta: i32,
+        (alpha, beta): (i32, i32),
         ply: usize,
         qs: u32,
     ) -> i32 {
@@ -153,21 +166,12 @@ impl Searcher<'_> {
         let pv = beta - alpha > 1;
         let mut sum = 0i64;
         for &(role, w) in outcomes {
-            let u = self.make(
-                m,
-                Reveals {
-                    mover: Some(role),
-                    captured: None,
-                },
-                depth,
-            );
-            let v = -self.node(depth, -hi, -lo, ply + 1, qs, pv);
-            self.unmake(u);
+            let v = self.outcome(m, Some(role), depth, (lo, hi), ply, qs, pv);
             if self.aborted {
                 return 0;
             }
             sum += i64::from(w) * i64::from(v.clamp(-DECISIVE, DECISIVE));
         }
-        floor_div(sum, total) as i32
+        floor_div(sum, total_weight(outcomes)) as i32
     }
 }

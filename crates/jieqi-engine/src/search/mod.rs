@@ -195,6 +195,7 @@ fn to_tt(score: i32, ply: usize) -> i32 {
     }
 }
 
+/// A score of the table, stored relative to the node, as seen from the root at `ply`.
 fn from_tt(score: i32, ply: usize) -> i32 {
     if score >= MATE_BOUND {
         score - ply as i32
@@ -204,6 +205,20 @@ fn from_tt(score: i32, ply: usize) -> i32 {
         score
     }
 }
+
+/// The score of the table's entry `e` at `ply` if its bound settles the window
+/// `(alpha, beta)`: exact, a lower bound at or above `beta`, or an upper bound at or
+/// below `alpha`.
+fn tt_cutoff(e: Entry, ply: usize, alpha: i32, beta: i32) -> Option<i32> {
+    let s = from_tt(e.score, ply);
+    let cut = match e.bound {
+        Bound::Exact => true,
+        Bound::Lower => s >= beta,
+        Bound::Upper => s <= alpha,
+    };
+    cut.then_some(s)
+}
+
 impl<'a> Searcher<'a> {
     /// A searcher for `pos`, with the game so far judged by `history` (whose latest
     /// position is `pos`; its rule set is the one searched under).
@@ -289,6 +304,8 @@ impl<'a> Searcher<'a> {
         }
     }
 
+    /// Counts a node; every [`NODES_PER_CHECK`] nodes, shares the count and checks
+    /// whether to stop.
     #[inline]
     fn count_node(&mut self) {
         self.nodes += 1;
@@ -299,6 +316,8 @@ impl<'a> Searcher<'a> {
         }
     }
 
+    /// Sets [`Searcher::aborted`] if the search must stop: stopped by the user, done
+    /// on the main thread, or (on the main thread) out of nodes or time.
     fn check_stop(&mut self) {
         if self.shared.stop.load(Ordering::Relaxed) || self.shared.done.load(Ordering::Relaxed) {
             self.aborted = true;
@@ -330,6 +349,8 @@ impl<'a> Searcher<'a> {
         v
     }
 
+    /// The value of `p` for ordering and quiescence pruning (a face-down piece at its
+    /// pool's expectation).
     fn piece_value(&self, p: Piece) -> i32 {
         match p {
             Piece::Up(_, r) => self.ev.value(r),
@@ -356,6 +377,7 @@ impl<'a> Searcher<'a> {
         u
     }
 
+    /// Takes back the move of `u`, played by [`Searcher::make`].
     #[inline]
     fn unmake(&mut self, u: jieqi_core::position::Undo) {
         self.accs.pop();
@@ -388,6 +410,8 @@ impl<'a> Searcher<'a> {
         self.features.perpetual && self.judge.perpetual().is_some() && self.pos.count_legal() > 0
     }
 
+    /// Whether the side to move has a piece other than its king and face-up pawns
+    /// (face-down pieces count), so that a null move is no zugzwang risk.
     fn has_non_pawn_material(&self) -> bool {
         let us = self.pos.turn();
         let b = self.pos.board();
@@ -412,6 +436,8 @@ impl<'a> Searcher<'a> {
             .filter(|_| self.features.abdada && depth >= ABDADA_DEPTH)
     }
 
+    /// Searches the current position: by [`Searcher::qsearch`] at quiescence ply `qs`
+    /// if `qs > 0`, else by [`Searcher::search`] to `depth`.
     #[inline]
     fn node(&mut self, depth: i32, alpha: i32, beta: i32, ply: usize, qs: u32, pv: bool) -> i32 {
         if qs > 0 {
@@ -476,16 +502,9 @@ impl<'a> Searcher<'a> {
             && self.features.tt_cutoffs
             && !pv_node
             && e.depth >= depth
+            && let Some(s) = tt_cutoff(e, ply, alpha, beta)
         {
-            let s = from_tt(e.score, ply);
-            let cut = match e.bound {
-                Bound::Exact => true,
-                Bound::Lower => s >= beta,
-                Bound::Upper => s <= alpha,
-            };
-            if cut {
-                return s;
-            }
+            return s;
         }
         let static_eval = if in_check {
             -INF

@@ -5,7 +5,7 @@ use jieqi_core::Piece;
 
 use super::ordering::{capture_score, pick_best};
 use super::tunables::{BAD_CAPTURE_MARGIN, DELTA_MARGIN};
-use super::{INF, MATE, MAX_PLY, Searcher, from_tt, to_tt};
+use super::{INF, MATE, MAX_PLY, Searcher, to_tt, tt_cutoff};
 use crate::tt::{Bound, Entry};
 
 impl Searcher<'_> {
@@ -33,16 +33,9 @@ impl Searcher<'_> {
         };
         if let Some(e) = tte
             && self.features.tt_cutoffs
+            && let Some(s) = tt_cutoff(e, ply, alpha, beta)
         {
-            let s = from_tt(e.score, ply);
-            let cut = match e.bound {
-                Bound::Exact => true,
-                Bound::Lower => s >= beta,
-                Bound::Upper => s <= alpha,
-            };
-            if cut {
-                return s;
-            }
+            return s;
         }
         // In check every legal move is needed (to see a mate), before standing pat;
         // otherwise only captures, and only once standing pat did not cut off.

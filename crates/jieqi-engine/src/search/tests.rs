@@ -81,6 +81,13 @@ fn reveal_in_middlegame() -> (Position, Move) {
     (pos, m)
 }
 
+/// Red's lone face-down piece on a3 with Red's pool `pool`, Black's king alone, and
+/// the piece's step to a4: a reveal whose outcomes all have a static value.
+fn lone_reveal(pool: &str) -> (Position, Move) {
+    let fen = format!("5k3/9/9/9/9/9/X8/9/9/4K4 w {pool} - 0 1");
+    (Position::from_fen(&fen).unwrap(), mv("a3a4"))
+}
+
 #[test]
 fn a_null_window_below_a_reveal_prunes() {
     // Star1 gives the first outcomes windows near the whole decisive range, so
@@ -99,11 +106,7 @@ fn the_chance_mean_is_exact_inside_the_window_and_bounds_one_sided_failures() {
     // Every outcome of this reveal has a static value: windows that contain all of
     // them give the exact mean, and windows above or below all of them fail the
     // right way.
-    let pos = Position::from_fen("5k3/9/9/9/9/9/X8/9/9/4K4 w R1N1C1P2 - 0 1").unwrap();
-    let m = Move::new(
-        jieqi_core::Square::parse("a3").unwrap(),
-        jieqi_core::Square::parse("a4").unwrap(),
-    );
+    let (pos, m) = lone_reveal("R1N1C1P2");
     for depth in [0, 1, 2] {
         let (exact, _) = value_by(&pos, m, depth, (-INF, INF), true);
         for window in [(-INF, INF), (-3000, 3000)] {
@@ -181,35 +184,40 @@ fn repetition_value(fen: &str, rules: RuleSet, moves: &str) -> Option<i32> {
 
 /// Red's rook checks from a9 and a8 as Black's king steps between e9 and e8.
 const ROOK_CHECKS: &str = "4k4/R8/9/9/9/9/9/9/9/3K5 w - - 0 40";
+/// The cycle of [`ROOK_CHECKS`]: Red checks after each of its moves.
 const CHECK_CYCLE: &str = "a8a9 e9e8 a9a8 e8e9";
 /// Red's rook on b2 and a lone black cannon on a7 that flees between a7 and b7.
 const ROOK_AND_CANNON: &str = "4k4/9/c8/9/9/9/9/1R7/9/3K5 w - - 0 40";
+/// The cycle of [`ROOK_AND_CANNON`]: Red's rook chases the cannon after each of its moves.
 const CHASE_CYCLE: &str = "b2a2 a7b7 a2b2 b7a7";
+
+/// Checks that after four times the `cycle` of four moves from `fen` under `rules`
+/// (eight checks or chases by the side that starts it), its first move again breaks
+/// a perpetual rule, `other` in its place (no check or chase) does not, and neither
+/// does the eighth such move.
+fn assert_the_ninth_breaks_the_rule(fen: &str, rules: RuleSet, cycle: &str, other: &str) {
+    let eight = [cycle; 4].join(" ");
+    let moves: Vec<&str> = cycle.split_whitespace().collect();
+    assert!(violated(fen, rules, &eight, moves[0], true), "the ninth");
+    assert!(!violated(fen, rules, &eight, other, true), "{other}");
+    let seven = [cycle; 3].join(" ") + " " + &moves[..2].join(" ");
+    assert!(!violated(fen, rules, &seven, moves[2], true), "the eighth");
+}
 
 #[test]
 fn a_ninth_check_by_one_piece_loses() {
-    let eight = [CHECK_CYCLE; 4].join(" ");
     let standard = RuleSet::STANDARD;
-    assert!(violated(ROOK_CHECKS, standard, &eight, "a8a9", true));
+    assert_the_ninth_breaks_the_rule(ROOK_CHECKS, standard, CHECK_CYCLE, "a8b8");
     // … as a mate would at that ply: a side lost either way plays for the later end.
+    let eight = [CHECK_CYCLE; 4].join(" ");
     let (judge, pos) = replay(ROOK_CHECKS, standard, &eight);
     let v = with_searcher(&pos, &judge, None, |s| {
         s.child(mv("a8a9"), 3, -INF, INF, 0, 0)
     });
     assert_eq!(v, -(MATE - 1));
     assert!(
-        !violated(ROOK_CHECKS, standard, &eight, "a8b8", true),
-        "no check"
-    );
-    assert!(
         !violated(ROOK_CHECKS, standard, &eight, "a8a9", false),
         "the perpetual rules switched off"
-    );
-    // Seven earlier checks: the eighth is allowed.
-    let six = [CHECK_CYCLE; 3].join(" ") + " a8a9 e9e8";
-    assert!(
-        !violated(ROOK_CHECKS, standard, &six, "a9a8", true),
-        "the eighth"
     );
 }
 
@@ -217,21 +225,12 @@ fn a_ninth_check_by_one_piece_loses() {
 fn a_ninth_chase_of_one_fleeing_piece_loses_under_the_chase_rule() {
     // The rook has chased the cannon after each of Red's last eight moves while it
     // fled between a7 and b7 (followed as it moves); b2a2 chases it a ninth time.
-    let eight = [CHASE_CYCLE; 4].join(" ");
     let t = RuleSet::TOURNAMENT;
-    assert!(violated(ROOK_AND_CANNON, t, &eight, "b2a2", true));
+    assert_the_ninth_breaks_the_rule(ROOK_AND_CANNON, t, CHASE_CYCLE, "b2c2");
+    let eight = [CHASE_CYCLE; 4].join(" ");
     assert!(
         !violated(ROOK_AND_CANNON, RuleSet::STANDARD, &eight, "b2a2", true),
         "no chase rule"
-    );
-    assert!(
-        !violated(ROOK_AND_CANNON, t, &eight, "b2c2", true),
-        "no chase"
-    );
-    let seven = [CHASE_CYCLE; 3].join(" ") + " b2a2 a7b7";
-    assert!(
-        !violated(ROOK_AND_CANNON, t, &seven, "a2b2", true),
-        "the eighth"
     );
 }
 
@@ -300,11 +299,7 @@ fn perpetual_checks_by_rooks_lose_and_by_pawns_draw() {
 fn star1_cutoffs_agree_with_the_full_window_value() {
     // A face-down pawn-square piece with four possible identities; Black has
     // nothing to capture, so every outcome has a well-defined static value.
-    let pos = Position::from_fen("5k3/9/9/9/9/9/X8/9/9/4K4 w R1N1C1P2 - 0 1").unwrap();
-    let m = Move::new(
-        jieqi_core::Square::parse("a3").unwrap(),
-        jieqi_core::Square::parse("a4").unwrap(),
-    );
+    let (pos, m) = lone_reveal("R1N1C1P2");
     let value = |pos: &Position, m, depth, a, b| value_by(pos, m, depth, (a, b), true).0;
     for depth in [0, 1] {
         let exact = value(&pos, m, depth, -INF, INF);
@@ -335,11 +330,7 @@ fn star1_cutoffs_agree_with_the_full_window_value() {
 #[test]
 fn chance_values_stay_within_the_decisive_bound() {
     // Even when one outcome mates, the mean of a chance node is not a mate score.
-    let pos = Position::from_fen("5k3/9/9/9/9/9/X8/9/9/4K4 w R1P1 - 0 1").unwrap();
-    let m = Move::new(
-        jieqi_core::Square::parse("a3").unwrap(),
-        jieqi_core::Square::parse("a4").unwrap(),
-    );
+    let (pos, m) = lone_reveal("R1P1");
     let v = value(&pos, m, 2, -INF, INF);
     assert!(v.abs() <= DECISIVE);
 }
