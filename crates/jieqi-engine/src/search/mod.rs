@@ -68,6 +68,13 @@
 //! Quiescence stands pat before generating anything and then generates pseudo-legal
 //! captures, testing legality only for those it plays; the evaluation is incremental
 //! ([`crate::eval::Acc`], updated in `make`, popped in `unmake`).
+//!
+//! # Layout
+//! This file holds the [`Searcher`], the alpha-beta [`Searcher::search`] and the root;
+//! `chance.rs` the chance nodes (Star1 and the move's own window), `quiescence.rs`
+//! [`Searcher::qsearch`], `ordering.rs` the move scores and history, `pruning.rs` the
+//! margins and reductions, `stack.rs` the per-ply frames of the searched line, and
+//! `tunables.rs` every number chosen rather than derived.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Instant;
