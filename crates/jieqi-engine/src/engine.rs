@@ -11,6 +11,7 @@ use jieqi_core::{Move, Position, RuleSet};
 use crate::busy::Busy;
 use crate::eval::Params;
 use crate::features::Features;
+use crate::search::tunables::{ASPIRATION_DELTA, ASPIRATION_MAX_DELTA, ASPIRATION_MIN_DEPTH};
 use crate::search::{INF, MATE, MATE_BOUND, MAX_PLY, RootMove, Searcher, Shared};
 use crate::time::budget;
 use crate::tt::Tt;
@@ -431,13 +432,16 @@ fn iterate(
         let lines = multipv.min(roots.len());
         for pv_idx in 0..lines {
             let prev = roots[pv_idx].prev_score;
-            let mut delta = 25;
-            let (mut alpha, mut beta) =
-                if s.features.aspiration && depth >= 5 && prev > -MATE_BOUND && prev < MATE_BOUND {
-                    (prev - delta, prev + delta)
-                } else {
-                    (-INF, INF)
-                };
+            let mut delta = ASPIRATION_DELTA;
+            let (mut alpha, mut beta) = if s.features.aspiration
+                && depth >= ASPIRATION_MIN_DEPTH
+                && prev > -MATE_BOUND
+                && prev < MATE_BOUND
+            {
+                (prev - delta, prev + delta)
+            } else {
+                (-INF, INF)
+            };
             loop {
                 let v = s.search_root(&mut roots, pv_idx, depth as i32, alpha, beta);
                 if s.aborted {
@@ -452,7 +456,7 @@ fn iterate(
                     break;
                 }
                 delta += delta;
-                if delta > 600 {
+                if delta > ASPIRATION_MAX_DELTA {
                     alpha = -INF;
                     beta = INF;
                 }
