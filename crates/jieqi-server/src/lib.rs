@@ -16,6 +16,7 @@ pub mod http;
 pub mod knowledge;
 pub mod listener;
 pub mod protocol;
+pub mod rating;
 pub mod request;
 pub mod room;
 pub mod store;
