@@ -176,7 +176,10 @@ mod tests {
             reason: Reason::Resignation,
         };
         let (red, black) = after_game(new, new, &win);
-        assert!(red.rating < 1500.0 && black.rating > 1500.0, "{red:?} {black:?}");
+        assert!(
+            red.rating < 1500.0 && black.rating > 1500.0,
+            "{red:?} {black:?}"
+        );
         assert!((red.rating + black.rating - 3000.0).abs() < 1e-6);
         assert!(red.deviation < new.deviation);
         let draw = Outcome::Draw {
@@ -192,6 +195,9 @@ mod tests {
         };
         assert!(!settled.provisional());
         let (s, _) = after_game(settled, new, &draw);
-        assert!(s.rating < 1700.0, "a draw against a weaker player costs points");
+        assert!(
+            s.rating < 1700.0,
+            "a draw against a weaker player costs points"
+        );
     }
 }

@@ -29,6 +29,8 @@ fn stored(engine: ByColor<Option<u8>>, tc: Option<TimeControl>) -> StoredGame {
         invite: None,
         listed: false,
         rematch_of: None,
+        users: ByColor::default(),
+        rated: false,
     };
     let deal = Deal::from_seed(b"room tests");
     StoredGame {

@@ -63,6 +63,12 @@ pub fn http(
     if body.is_some() {
         req.push_str("Content-Type: application/json; charset=utf-8\r\n");
     }
+    if method != "GET" {
+        // The server's CSRF guard wants the cookie repeated in a header (chromedriver
+        // ignores both).
+        let t = jieqi_server::accounts::csrf::new_token();
+        req.push_str(&format!("Cookie: jieqi_csrf={t}\r\nX-CSRF-Token: {t}\r\n"));
+    }
     req.push_str(&format!("Content-Length: {}\r\n\r\n", payload.len()));
     s.write_all(req.as_bytes())?;
     s.write_all(payload.as_bytes())?;
