@@ -147,6 +147,7 @@ pub fn router() -> Router<Arc<Shared>> {
         .route("/game/{id}", get(page))
         .route("/replay/{id}", get(page))
         .route("/@/{name}", get(page))
+        .route("/login", get(page))
         .route("/assets/{*path}", get(asset))
         .route("/ws", get(upgrade))
         .route("/api/health", get(health))
