@@ -191,6 +191,7 @@ async fn upgrade(State(shared): State<Arc<Shared>>, ws: WebSocketUpgrade) -> Res
 async fn health(State(shared): State<Arc<Shared>>) -> Json<serde_json::Value> {
     Json(json!({
         "ok": true,
+        "protocol": crate::protocol::VERSION,
         "games_in_memory": shared.registry.len(),
         "connections": shared.connections(),
         "tcp_connections": shared.tcp_connections.total(),
