@@ -96,17 +96,7 @@ fn two_players_sign_up_play_rated_and_see_their_ratings() {
     a.click("#time option[value='3+2']");
     a.click("#rated");
     a.click("#play-friend");
-    a.wait_for("#invite-url");
-    let invite = a.script(
-        "return document.querySelector('#invite-url').value;",
-        json!([]),
-    );
-    let invite = invite.as_str().expect("invite link").to_string();
-    let id = invite
-        .strip_prefix(&format!("{base}/game/"))
-        .and_then(|r| r.split_once("?invite="))
-        .map(|(id, _)| id.to_string())
-        .unwrap_or_else(|| a.fail(&format!("not an invite link: {invite}")));
+    let (invite, id) = invite_link_and_id(&a, &base);
 
     // Bob takes the seat through the invite link; both see both names.
     b.goto(&invite);

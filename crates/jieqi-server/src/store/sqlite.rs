@@ -1128,18 +1128,26 @@ impl Store for SqliteStore {
                  AND (?5 IS NULL OR finished_ms < ?5)
                  AND (?6 IS NULL OR rated = ?6)"
             );
-            let p = params![
-                user,
+            let (result, from, to) = (
                 filter.result.map(PlayerResult::name),
-                filter.opponent,
                 filter.from_ms.map(i),
                 filter.to_ms.map(i),
-                filter.rated,
+            );
+            // The filter's parameters (?1 to ?6), then the page's (?7, ?8).
+            let p: [&dyn rusqlite::ToSql; 8] = [
+                &user,
+                &result,
+                &filter.opponent,
+                &from,
+                &to,
+                &filter.rated,
+                &limit,
+                &offset,
             ];
             let total: u32 = c
                 .query_row(
                     &format!("SELECT COUNT(*) FROM games WHERE {filter_sql}"),
-                    p,
+                    &p[..6],
                     |r| r.get(0),
                 )
                 .map_err(db)?;
@@ -1154,17 +1162,8 @@ impl Store for SqliteStore {
             let mut st = c.prepare_cached(&sql).map_err(db)?;
             let rows = st
                 .query_map(
-                    params![
-                        user,
-                        filter.result.map(PlayerResult::name),
-                        filter.opponent,
-                        filter.from_ms.map(i),
-                        filter.to_ms.map(i),
-                        filter.rated,
-                        limit,
-                        offset
-                    ],
-                    |r| {
+                    &p[..],
+                |r| {
                         let summary = summary_row(r)?;
                         let rating = match r.get::<_, Option<f64>>(20)? {
                             Some(_) => Some((rating_at(r, 20)?, rating_at(r, 23)?)),

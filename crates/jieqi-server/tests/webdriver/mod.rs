@@ -373,3 +373,20 @@ pub fn runtime() -> tokio::runtime::Runtime {
         .build()
         .expect("tokio runtime")
 }
+
+/// On a friend game's page just created in `b`: its invite link (as shown) and the
+/// game's id.
+pub fn invite_link_and_id(b: &Browser, base: &str) -> (String, String) {
+    b.wait_for("#invite-url");
+    let invite = b.script(
+        "return document.querySelector('#invite-url').value;",
+        serde_json::json!([]),
+    );
+    let invite = invite.as_str().expect("invite link").to_string();
+    let id = invite
+        .strip_prefix(&format!("{base}/game/"))
+        .and_then(|r| r.split_once("?invite="))
+        .map(|(id, _)| id.to_string())
+        .unwrap_or_else(|| b.fail(&format!("not an invite link: {invite}")));
+    (invite, id)
+}
