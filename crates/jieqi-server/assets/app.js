@@ -5,6 +5,7 @@ import { showLobby } from './lobby.js';
 import { showGame, showInvite } from './game.js';
 import { showReplay } from './replay.js';
 import { showTournaments, showEvent } from './tournament.js';
+import { accountHeader, showLogin, showProfile } from './account.js';
 
 function header() {
   const btn = document.getElementById('lang-toggle');
@@ -31,10 +32,14 @@ function route() {
   m = path.match(/^\/replay\/([a-z0-9]+)\/?$/);
   if (m) return showReplay(main, m[1]);
   if (/^\/t\/?$/.test(path)) return showTournaments(main);
+  if (/^\/login\/?$/.test(path)) return showLogin(main);
+  m = path.match(/^\/@\/([A-Za-z0-9_-]+)\/?$/);
+  if (m) return showProfile(main, m[1]);
   m = path.match(/^\/t\/([a-z0-9]+)\/?$/);
   if (m) return showEvent(main, m[1], params.get('org') || params.get('player'));
   return showLobby(main);
 }
 
 header();
+accountHeader(document.getElementById('account'));
 route();

@@ -5,6 +5,7 @@ import { t, onLangChange, resultText } from './i18n.js';
 import { h, api, fmtClock, verifyCommitment, recall, remember, rememberSeat, myGames } from './util.js';
 import { BoardView, miniPiece, dealMap } from './board.js';
 import { parseBoard, boardsBefore, chineseMove, wxfMove, pieceChar } from './notation.js';
+import { seatName } from './account.js';
 
 const ROLES = ['R', 'N', 'B', 'A', 'C', 'P'];
 const STATE_CHANGES = new Set(['move', 'end', 'draw', 'rematch']);
@@ -356,7 +357,7 @@ export function showGame(main, id, token) {
   function playerPanel(color) {
     const p = st.players[color];
     const mine = st.you === color;
-    const who = p.kind === 'engine' ? `${t('engine')} L${p.level}` : t('human');
+    const who = seatName(p);
     const online = p.kind === 'engine' || p.connected;
     const clock = st.clock ? h('div', { class: 'clock', id: `clock-${color}`, dataset: { color } },
       h('span', { class: 'game-time', title: t('gameTime') }, ''),

@@ -2,6 +2,7 @@
 
 import { t, onLangChange, resultText } from './i18n.js';
 import { h, api, recall, remember, rememberSeat, myGames } from './util.js';
+import { currentUser, seatLink } from './account.js';
 
 const TIMES = ['3+2', '5+3', '10+5', '15+10', '30+0', 'none'];
 const MOVE_TIMES = ['', '30', '60', '120', '300'];
@@ -10,12 +11,6 @@ function select(id, options, value) {
   const s = h('select', { id, name: id });
   for (const [v, label] of options) s.appendChild(h('option', { value: v, selected: v === value }, label));
   return s;
-}
-
-function seatText(seat) {
-  if (!seat) return '?';
-  if (seat.kind === 'engine') return `${t('engine')} L${seat.level}`;
-  return seat.joined ? t('human') : '…';
 }
 
 function timeText(g) {
@@ -27,6 +22,7 @@ function timeText(g) {
 export function showLobby(main) {
   let timer = null;
   let message = '';
+  let user = null;
 
   const settings = () => ({
     level: recall('jieqi.level', '3'),
@@ -49,7 +45,11 @@ export function showLobby(main) {
       captured_identity: val('captured_identity'),
     };
     if (opponent === 'engine') body.level = Number(val('level'));
-    else body.listed = form.querySelector('#listed').checked;
+    else {
+      body.listed = form.querySelector('#listed').checked;
+      const rated = form.querySelector('#rated');
+      body.rated = Boolean(rated && rated.checked);
+    }
     remember('jieqi.level', val('level'));
     remember('jieqi.color', body.color);
     remember('jieqi.time', body.time);
@@ -88,8 +88,8 @@ export function showLobby(main) {
 
   function gameRow(kind, g) {
     const players = h('span', { class: 'players' },
-      h('span', { class: 'red-name' }, seatText(g.red)), ' – ', h('span', { class: 'black-name' }, seatText(g.black)));
-    const info = h('span', { class: 'info' }, timeText(g), ' · ', `${t('plies')} ${g.plies}`);
+      seatLink(g.red, { class: 'red-name' }), ' – ', seatLink(g.black, { class: 'black-name' }));
+    const info = h('span', { class: 'info' }, timeText(g), ' · ', g.rated ? `${t('rated')} · ` : '', `${t('plies')} ${g.plies}`);
     let action;
     if (kind === 'mine') {
       const seatUrl = myGames().find((m) => m.id === g.id);
@@ -132,6 +132,8 @@ export function showLobby(main) {
         h('button', { type: 'button', id: 'play-engine', class: 'primary', onclick: () => create('engine') }, t('newEngine')),
         h('button', { type: 'button', id: 'play-friend', onclick: () => create('friend') }, t('newFriend')),
         h('label', { class: 'check' }, h('input', { type: 'checkbox', id: 'listed' }), ' ', t('listed')),
+        // Rated games are between accounts, against a friend, with a clock.
+        user ? h('label', { class: 'check' }, h('input', { type: 'checkbox', id: 'rated' }), ' ', t('ratedGame')) : null,
       ),
       message ? h('p', { class: 'error', id: 'lobby-error' }, message) : null,
     );
@@ -176,6 +178,10 @@ export function showLobby(main) {
     if (main.querySelector('.lobby')) draw();
   });
   draw();
+  currentUser().then((u) => {
+    user = u;
+    if (user && main.querySelector('.lobby') && !main.querySelector('#rated')) draw();
+  });
   refresh();
   timer = setInterval(() => {
     if (!main.querySelector('.lobby')) clearInterval(timer);

@@ -6,6 +6,7 @@ import { h, api } from './util.js';
 import { BoardView, dealMap } from './board.js';
 import { boardsBefore } from './notation.js';
 import { moveTexts, notationSwitch, moveTable, commitmentBox, notationMode, poolView } from './game.js';
+import { seatName } from './account.js';
 
 const ROLE_OF = (letter) => letter.toUpperCase();
 
@@ -122,7 +123,7 @@ export async function showReplay(main, id) {
       h('button', { type: 'button', id: 'last', title: t('last'), onclick: () => go(plies.length) }, '▶|'),
       h('button', { type: 'button', id: 'flip', title: '⇅', onclick: () => { flipped = !flipped; render(false); } }, '⇅'));
     const g = data.game;
-    const seat = (s) => (s.kind === 'engine' ? `${t('engine')} L${s.level}` : t('human'));
+    const seat = seatName;
     side.replaceChildren(...[
       h('div', { class: 'card' },
         h('div', {}, h('span', { class: 'red-name' }, `${t('red')} · ${seat(g.red)}`), ' – ',

@@ -26,9 +26,17 @@ export class ApiError extends Error {
   }
 }
 
-/** Call the HTTP API; resolves to the JSON body or rejects with an ApiError. */
+/** The CSRF token the server set in the `jieqi_csrf` cookie (docs/server.md, "Accounts"). */
+function csrfToken() {
+  const m = document.cookie.match(/(?:^|;\s*)jieqi_csrf=([0-9a-f]{32})/);
+  return m ? m[1] : '';
+}
+
+/** Call the HTTP API; resolves to the JSON body or rejects with an ApiError. State-changing
+ *  requests repeat the CSRF cookie in the `X-CSRF-Token` header. */
 export async function api(method, path, body) {
   const init = { method, headers: {} };
+  if (method !== 'GET' && method !== 'HEAD') init.headers['x-csrf-token'] = csrfToken();
   if (body !== undefined) {
     init.headers['content-type'] = 'application/json';
     init.body = JSON.stringify(body);

@@ -70,6 +70,8 @@ pub struct HttpResponse {
     pub content_type: Option<String>,
     /// Body.
     pub body: Vec<u8>,
+    /// The `Set-Cookie` headers, as `name=value` (attributes dropped).
+    pub cookies: Vec<String>,
 }
 
 impl HttpResponse {
@@ -79,17 +81,51 @@ impl HttpResponse {
     }
 }
 
-/// One HTTP/1.1 request (`Connection: close`).
+/// One HTTP/1.1 request (`Connection: close`) as a guest. A state-changing request
+/// (any method but GET and HEAD) carries a fresh CSRF token in both the cookie and the
+/// header, as the pages do (docs/server.md, "Accounts").
 pub async fn http(
     addr: SocketAddr,
     method: &str,
     path: &str,
     body: Option<&str>,
 ) -> Result<HttpResponse, ClientError> {
+    http_with(addr, method, path, body, &csrf_headers(method, &[])).await
+}
+
+/// The headers of a request with these cookies (`name=value`) and, for a
+/// state-changing method, a CSRF token repeated in cookie and header.
+pub fn csrf_headers(method: &str, cookies: &[String]) -> Vec<(String, String)> {
+    let mut cookies = cookies.to_vec();
+    let mut headers = Vec::new();
+    if !matches!(method, "GET" | "HEAD") {
+        let token = crate::accounts::csrf::new_token();
+        cookies.push(format!("{}={token}", crate::accounts::csrf::COOKIE));
+        headers.push((crate::accounts::csrf::HEADER.to_string(), token));
+    }
+    if !cookies.is_empty() {
+        headers.push(("Cookie".to_string(), cookies.join("; ")));
+    }
+    headers
+}
+
+/// One HTTP/1.1 request with exactly these extra headers (no CSRF token unless
+/// given).
+pub async fn http_with(
+    addr: SocketAddr,
+    method: &str,
+    path: &str,
+    body: Option<&str>,
+    headers: &[(String, String)],
+) -> Result<HttpResponse, ClientError> {
     let mut s = TcpStream::connect(addr).await?;
     let body = body.unwrap_or("");
+    let extra: String = headers
+        .iter()
+        .map(|(k, v)| format!("{k}: {v}\r\n"))
+        .collect();
     let req = format!(
-        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Type: application/json\r\n{extra}Content-Length: {}\r\n\r\n{body}",
         body.len()
     );
     s.write_all(req.as_bytes()).await?;
@@ -117,11 +153,97 @@ pub async fn http(
     if header("transfer-encoding").is_some_and(|v| v.eq_ignore_ascii_case("chunked")) {
         body = dechunk(&body)?;
     }
+    let cookies = head
+        .lines()
+        .skip(1)
+        .filter_map(|l| {
+            let (k, v) = l.split_once(':')?;
+            k.trim().eq_ignore_ascii_case("set-cookie").then(|| {
+                v.trim()
+                    .split(';')
+                    .next()
+                    .unwrap_or_default()
+                    .trim()
+                    .to_string()
+            })
+        })
+        .collect();
     Ok(HttpResponse {
         status,
         content_type: header("content-type"),
         body,
+        cookies,
     })
+}
+
+/// A logged-in client: its session cookie goes with every request.
+#[derive(Clone, Debug)]
+pub struct Account {
+    /// The user name.
+    pub name: String,
+    /// The session cookie, `jieqi_session=…`.
+    pub cookie: String,
+}
+
+impl Account {
+    /// Signs up (`POST /api/account/signup`) and keeps the session.
+    pub async fn sign_up(
+        addr: SocketAddr,
+        name: &str,
+        password: &str,
+    ) -> Result<Account, ClientError> {
+        Account::enter(addr, "/api/account/signup", name, password).await
+    }
+
+    /// Logs in (`POST /api/account/login`) and keeps the session.
+    pub async fn log_in(
+        addr: SocketAddr,
+        name: &str,
+        password: &str,
+    ) -> Result<Account, ClientError> {
+        Account::enter(addr, "/api/account/login", name, password).await
+    }
+
+    async fn enter(
+        addr: SocketAddr,
+        path: &str,
+        name: &str,
+        password: &str,
+    ) -> Result<Account, ClientError> {
+        let body = serde_json::json!({ "name": name, "password": password }).to_string();
+        let r = http(addr, "POST", path, Some(&body)).await?;
+        let cookie = r
+            .cookies
+            .iter()
+            .find(|c| c.starts_with("jieqi_session=") && c.len() > "jieqi_session=".len())
+            .cloned()
+            .ok_or_else(|| {
+                ClientError::Bad(format!(
+                    "{path}: {} {}",
+                    r.status,
+                    String::from_utf8_lossy(&r.body)
+                ))
+            })?;
+        Ok(Account {
+            name: r.json()?["user"]["name"]
+                .as_str()
+                .unwrap_or(name)
+                .to_string(),
+            cookie,
+        })
+    }
+
+    /// A request with this account's session (and the CSRF token when needed).
+    pub async fn http(
+        &self,
+        addr: SocketAddr,
+        method: &str,
+        path: &str,
+        body: Option<&str>,
+    ) -> Result<HttpResponse, ClientError> {
+        let headers = csrf_headers(method, std::slice::from_ref(&self.cookie));
+        http_with(addr, method, path, body, &headers).await
+    }
 }
 
 /// Claims the free seat of friend game `id` (`POST /api/games/{id}/join`, with the

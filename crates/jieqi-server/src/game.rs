@@ -39,6 +39,7 @@ enum Cmd {
     /// HTTP `join`: the invite seat.
     ClaimInvite {
         invite: Option<String>,
+        user: Option<String>,
         reply: oneshot::Sender<Result<(Color, String), ClaimRefused>>,
     },
     /// An organiser's result ends the game.
@@ -102,12 +103,18 @@ impl GameHandle {
             .map_err(|_| Gone)
     }
 
-    /// The invite seat and its token, for HTTP `join`.
+    /// The invite seat and its token, for HTTP `join` by `user` (`None`: a guest).
     pub async fn claim_invite(
         &self,
         invite: Option<String>,
+        user: Option<String>,
     ) -> Result<Result<(Color, String), ClaimRefused>, Gone> {
-        self.ask(|reply| Cmd::ClaimInvite { invite, reply }).await
+        self.ask(|reply| Cmd::ClaimInvite {
+            invite,
+            user,
+            reply,
+        })
+        .await
     }
 
     /// Ends the game with an organiser's result (nothing happens to a finished game);
@@ -208,9 +215,13 @@ impl Shell {
                 self.reply = ReplyTo::Joined(conn, reply);
                 Input::Join { conn, token }
             }
-            Cmd::ClaimInvite { invite, reply } => {
+            Cmd::ClaimInvite {
+                invite,
+                user,
+                reply,
+            } => {
                 self.reply = ReplyTo::Claimed(reply);
-                Input::ClaimInvite { invite }
+                Input::ClaimInvite { invite, user }
             }
             Cmd::Adjudicate { outcome, reply } => {
                 self.reply = ReplyTo::Adjudicated(reply);

@@ -7,7 +7,7 @@ use std::time::Duration;
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
 use axum::extract::{ConnectInfo, Path, Query, State, WebSocketUpgrade};
-use axum::http::{StatusCode, header};
+use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
@@ -15,8 +15,10 @@ use jieqi_core::{ByColor, CapturedIdentity, Color, RuleSet, Viewer};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
+use crate::accounts::routes::current_user;
 use crate::clock::TimeControl;
 use crate::knowledge::{self, PlyOut};
+use crate::rating::Category;
 use crate::request::{self, BodyError};
 use crate::room::{ClaimRefused, invite_url, replay_stored};
 use crate::store::{ListKind, StoreError, Summary};
@@ -54,6 +56,27 @@ pub enum ApiError {
     /// A tournament game whose deal is still secret (another board plays it).
     #[error("this tournament game's deal is not published yet")]
     Private,
+    /// A state-changing request without the CSRF token (or from another origin).
+    #[error("{0}")]
+    Csrf(&'static str),
+    /// Only a logged-in player may do this.
+    #[error("{0}")]
+    LoginRequired(&'static str),
+    /// Wrong user name or password.
+    #[error("wrong user name or password")]
+    BadLogin,
+    /// Too many attempts; retry after this long.
+    #[error("too many attempts: try again in {} s", .0.as_secs().max(1))]
+    TooManyAttempts(Duration),
+    /// The name belongs to an account already (in any case).
+    #[error("the name {0:?} is taken")]
+    NameTaken(String),
+    /// No account with this name.
+    #[error("no user named {0:?}")]
+    NoUser(String),
+    /// A rated game's seats need two different accounts.
+    #[error("a rated game is played against another account")]
+    OwnGame,
     /// Anything else.
     #[error("internal error: {0}")]
     Internal(String),
@@ -77,13 +100,27 @@ impl IntoResponse for ApiError {
             ApiError::BadPly(..) => (StatusCode::CONFLICT, "bad_ply"),
             ApiError::Busy => (StatusCode::TOO_MANY_REQUESTS, "busy"),
             ApiError::Private => (StatusCode::FORBIDDEN, "private"),
+            ApiError::Csrf(_) => (StatusCode::FORBIDDEN, "csrf"),
+            ApiError::LoginRequired(_) => (StatusCode::UNAUTHORIZED, "login_required"),
+            ApiError::BadLogin => (StatusCode::UNAUTHORIZED, "bad_login"),
+            ApiError::TooManyAttempts(_) => (StatusCode::TOO_MANY_REQUESTS, "too_many_attempts"),
+            ApiError::NameTaken(_) => (StatusCode::CONFLICT, "name_taken"),
+            ApiError::NoUser(_) => (StatusCode::NOT_FOUND, "no_user"),
+            ApiError::OwnGame => (StatusCode::CONFLICT, "own_game"),
             ApiError::Internal(_) => (StatusCode::INTERNAL_SERVER_ERROR, "internal"),
         };
         if let ApiError::Internal(m) = &self {
             tracing::error!("{m}");
         }
         let body = json!({ "error": { "code": code, "message": self.to_string() } });
-        (status, Json(body)).into_response()
+        let mut resp = (status, Json(body)).into_response();
+        if let ApiError::TooManyAttempts(wait) = &self {
+            resp.headers_mut().insert(
+                header::RETRY_AFTER,
+                header::HeaderValue::from(wait.as_secs().max(1)),
+            );
+        }
+        resp
     }
 }
 
@@ -109,6 +146,8 @@ pub fn router() -> Router<Arc<Shared>> {
         .route("/", get(page))
         .route("/game/{id}", get(page))
         .route("/replay/{id}", get(page))
+        .route("/@/{name}", get(page))
+        .route("/login", get(page))
         .route("/assets/{*path}", get(asset))
         .route("/ws", get(upgrade))
         .route("/api/health", get(health))
@@ -152,6 +191,7 @@ async fn upgrade(State(shared): State<Arc<Shared>>, ws: WebSocketUpgrade) -> Res
 async fn health(State(shared): State<Arc<Shared>>) -> Json<serde_json::Value> {
     Json(json!({
         "ok": true,
+        "protocol": crate::protocol::VERSION,
         "games_in_memory": shared.registry.len(),
         "connections": shared.connections(),
         "tcp_connections": shared.tcp_connections.total(),
@@ -169,6 +209,7 @@ struct CreateReq {
     rules: Option<String>,
     captured_identity: Option<String>,
     listed: Option<bool>,
+    rated: Option<bool>,
 }
 
 #[derive(Serialize)]
@@ -192,7 +233,7 @@ fn random_color() -> Color {
     }
 }
 
-fn parse_create(req: CreateReq) -> Result<(GameOptions, Color), ApiError> {
+fn parse_create(req: CreateReq, user: Option<String>) -> Result<(GameOptions, Color), ApiError> {
     let engine = match req.opponent.as_deref().unwrap_or("engine") {
         "engine" => true,
         "friend" => false,
@@ -231,6 +272,24 @@ fn parse_create(req: CreateReq) -> Result<(GameOptions, Color), ApiError> {
             ApiError::BadRequest("captured_identity: expected capturer, nobody or everyone".into())
         })?;
     }
+    let rated = req.rated.unwrap_or(false);
+    if rated {
+        if user.is_none() {
+            return Err(ApiError::LoginRequired(
+                "rated games are for logged-in players: log in, or create a casual game",
+            ));
+        }
+        if engine {
+            return Err(ApiError::BadRequest(
+                "rated: games against the engine are casual".into(),
+            ));
+        }
+        if Category::of(tc.as_ref()).is_none() {
+            return Err(ApiError::BadRequest(
+                "rated: an untimed game cannot be rated; choose a time control".into(),
+            ));
+        }
+    }
     let opts = GameOptions {
         rules,
         tc,
@@ -238,15 +297,20 @@ fn parse_create(req: CreateReq) -> Result<(GameOptions, Color), ApiError> {
         invite: (!engine).then_some(!me),
         listed: !engine && req.listed.unwrap_or(false),
         rematch_of: None,
+        users: ByColor::new_with(|c| if c == me { user.clone() } else { None }),
+        rated,
     };
     Ok((opts, me))
 }
 
 async fn create(
     State(shared): State<Arc<Shared>>,
+    headers: HeaderMap,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, ApiError> {
-    let (opts, me) = parse_create(json_body(body)?)?;
+    let req = json_body(body)?;
+    let user = current_user(&shared, &headers).await?;
+    let (opts, me) = parse_create(req, user)?;
     let c = shared.create_game(opts).await?;
     let resp = CreateResp {
         seat: me.name(),
@@ -269,20 +333,26 @@ struct JoinReq {
 async fn join(
     State(shared): State<Arc<Shared>>,
     Path(id): Path<String>,
+    headers: HeaderMap,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, ApiError> {
     let req: JoinReq = json_body(body)?;
+    let user = current_user(&shared, &headers).await?;
     let game = shared
         .game(&id)
         .await?
         .ok_or_else(|| ApiError::NoGame(id.clone()))?;
     let (seat, token) = game
-        .claim_invite(req.invite)
+        .claim_invite(req.invite, user)
         .await
         .map_err(|e| ApiError::Internal(e.to_string()))?
         .map_err(|r| match r {
             ClaimRefused::SeatTaken => ApiError::SeatTaken,
             ClaimRefused::BadInvite => ApiError::BadInvite,
+            ClaimRefused::LoginRequired => {
+                ApiError::LoginRequired("this game is rated: log in to take its seat")
+            }
+            ClaimRefused::OwnGame => ApiError::OwnGame,
         })?;
     Ok(Json(json!({
         "id": id,
@@ -298,10 +368,13 @@ struct SeatSummary {
     kind: &'static str,
     level: Option<u8>,
     joined: bool,
+    /// The account's name; `null` for a guest or an engine.
+    name: Option<String>,
 }
 
+/// A game's lobby line (docs/protocol.md §2.3).
 #[derive(Serialize)]
-struct GameSummary {
+pub struct GameSummary {
     id: String,
     status: &'static str,
     red: SeatSummary,
@@ -314,9 +387,12 @@ struct GameSummary {
     updated_ms: u64,
     result: Option<&'static str>,
     reason: Option<&'static str>,
+    rated: bool,
+    category: Option<&'static str>,
 }
 
-fn game_summary(s: &Summary) -> GameSummary {
+/// The lobby line of a stored game.
+pub fn game_summary(s: &Summary) -> GameSummary {
     let seat = |c: Color| SeatSummary {
         kind: if s.engine[c].is_some() {
             "engine"
@@ -325,6 +401,7 @@ fn game_summary(s: &Summary) -> GameSummary {
         },
         level: s.engine[c],
         joined: s.joined[c] || s.engine[c].is_some(),
+        name: s.users[c].clone(),
     };
     GameSummary {
         id: s.id.clone(),
@@ -345,6 +422,8 @@ fn game_summary(s: &Summary) -> GameSummary {
         updated_ms: s.updated_ms,
         result: s.finish.map(|f| f.outcome.result_str()),
         reason: s.finish.map(|f| f.outcome.reason().name()),
+        rated: s.rated,
+        category: Category::of_text(&s.time).map(Category::name),
     }
 }
 
@@ -549,9 +628,10 @@ async fn record(
     rec.set_tag("Event", "jieqi server game");
     rec.set_tag("Site", &format!("/game/{id}"));
     rec.set_tag("Date", &date_text(date));
-    let name = |c: Color| match stored.new.seats[c].engine_level {
-        Some(l) => format!("{} level {l}", shared.engines.name()),
-        None => "human".to_string(),
+    let name = |c: Color| match (&stored.new.seats[c].user, stored.new.seats[c].engine_level) {
+        (_, Some(l)) => format!("{} level {l}", shared.engines.name()),
+        (Some(user), None) => user.clone(),
+        (None, None) => "Anonymous".to_string(),
     };
     rec.set_tag("Red", &name(Color::Red));
     rec.set_tag("Black", &name(Color::Black));

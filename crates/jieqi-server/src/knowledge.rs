@@ -411,6 +411,9 @@ pub struct SeatOut {
     pub kind: &'static str,
     /// Engine level.
     pub level: Option<u8>,
+    /// The account's user name; `null` for a guest (shown as "Anonymous") or an
+    /// engine.
+    pub name: Option<String>,
     /// Ever joined.
     pub joined: bool,
     /// Connected now.

@@ -7,6 +7,7 @@
 //! found through a sharded map, not a global lock. Whoever cares about game ends
 //! (tournaments) subscribes to them ([`Shared::subscribe_game_ends`]).
 
+pub mod accounts;
 pub mod assets;
 pub mod client;
 pub mod clock;
@@ -16,6 +17,7 @@ pub mod http;
 pub mod knowledge;
 pub mod listener;
 pub mod protocol;
+pub mod rating;
 pub mod request;
 pub mod room;
 pub mod store;
@@ -96,6 +98,14 @@ pub struct Limits {
     pub analysis_threads: usize,
     /// Evaluations one client address may have running at once.
     pub analysis_per_client: usize,
+    /// Failed logins of one account in [`Limits::login_window`]; more are refused.
+    pub login_failures_per_account: usize,
+    /// Failed logins from one address in [`Limits::login_window`]; more are refused.
+    pub login_failures_per_address: usize,
+    /// The window of the failed-login limits.
+    pub login_window: Duration,
+    /// Accounts created from one address per hour.
+    pub signups_per_address_hour: usize,
 }
 
 impl Default for Limits {
@@ -108,6 +118,10 @@ impl Default for Limits {
             ws_pong_timeout: Duration::from_secs(20),
             analysis_threads: 1,
             analysis_per_client: 1,
+            login_failures_per_account: 5,
+            login_failures_per_address: 20,
+            login_window: Duration::from_secs(15 * 60),
+            signups_per_address_hour: 10,
         }
     }
 }
@@ -147,6 +161,11 @@ pub struct GameOptions {
     pub listed: bool,
     /// The game it is a rematch of.
     pub rematch_of: Option<String>,
+    /// The account of each seat known at creation (the creator's, a rematch's two).
+    pub users: ByColor<Option<String>>,
+    /// Rated: changes the players' ratings at the end. Needs an account on each seat
+    /// (the invite seat's is checked when it is claimed) and a clock.
+    pub rated: bool,
 }
 
 impl GameOptions {
@@ -256,6 +275,8 @@ pub struct Shared {
     pub registry: Registry,
     /// Tournaments (docs/tournament.md, "Tournaments on the web server").
     pub tournaments: tournament::Hub,
+    /// The limits on login and sign-up attempts.
+    pub account_limits: accounts::limiter::AccountLimits,
     game_end_listeners: Mutex<Vec<mpsc::UnboundedSender<GameEnded>>>,
     next_conn: AtomicU64,
     connections: AtomicUsize,
@@ -274,6 +295,7 @@ impl Shared {
         Arc::new(Shared {
             config,
             analysis,
+            account_limits: accounts::limiter::AccountLimits::new(&limits),
             limits,
             tcp_connections: Arc::default(),
             store,
@@ -489,11 +511,14 @@ pub struct GameEnded {
     pub outcome: Outcome,
 }
 
-/// Every route of the server: games, pages and assets ([`http`]) and tournaments
-/// ([`tournament`]), with the request body limit.
+/// Every route of the server: games, pages and assets ([`http`]), accounts
+/// ([`accounts`]) and tournaments ([`tournament`]), with the request body limit and
+/// the CSRF guard on every state-changing request.
 pub fn app(shared: Arc<Shared>) -> axum::Router {
     http::router()
+        .merge(accounts::routes::routes())
         .merge(tournament::routes())
+        .layer(axum::middleware::from_fn(accounts::csrf::guard))
         .layer(axum::extract::DefaultBodyLimit::max(request::BODY_LIMIT))
         .with_state(shared)
 }

@@ -780,16 +780,5 @@ fn create_friend_game(a: &Browser, base: &str, listed: bool) -> (String, String)
         a.click("#listed");
     }
     a.click("#play-friend");
-    a.wait_for("#invite-url");
-    let invite = a.script(
-        "return document.querySelector('#invite-url').value;",
-        json!([]),
-    );
-    let invite = invite.as_str().expect("invite link").to_string();
-    let id = invite
-        .strip_prefix(&format!("{base}/game/"))
-        .and_then(|r| r.split_once("?invite="))
-        .map(|(id, _)| id.to_string())
-        .unwrap_or_else(|| a.fail(&format!("not an invite link: {invite}")));
-    (invite, id)
+    invite_link_and_id(a, base)
 }

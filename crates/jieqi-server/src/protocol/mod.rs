@@ -2,6 +2,10 @@
 //! the typed client messages ([`ClientIn`]), the typed server messages
 //! ([`ClientOut`], in [`out`]) and the one list of error codes ([`ErrorCode`]).
 
+/// The protocol's version (docs/protocol.md): 2 since accounts, when state-changing
+/// HTTP requests began to need the CSRF token.
+pub const VERSION: u32 = 2;
+
 pub mod out;
 
 pub use out::{ClientOut, Outgoing};

@@ -193,6 +193,8 @@ pub struct StateOut {
     pub time: Option<TimeOut>,
     /// The seats.
     pub players: ByColorOut<SeatOut>,
+    /// Rated: the end changes both players' ratings.
+    pub rated: bool,
     /// Absence after which the opponent may claim the game.
     pub abandon_ms: u64,
     /// Spectators connected.

@@ -96,6 +96,8 @@ pub enum Input {
     ClaimInvite {
         /// The invite token the claimant gave.
         invite: Option<String>,
+        /// The claimant's account, if logged in.
+        user: Option<String>,
     },
     /// A tournament organiser entered a result: the game ends with it now.
     Adjudicate {
@@ -180,6 +182,10 @@ pub enum ClaimRefused {
     SeatTaken,
     /// An unlisted game, and the invite token is missing or wrong.
     BadInvite,
+    /// A rated game, and the claimant is not logged in.
+    LoginRequired,
+    /// A rated game, and the claimant is its creator.
+    OwnGame,
 }
 
 /// A seat.
@@ -188,6 +194,8 @@ struct Seat {
     engine: Option<u8>,
     token: String,
     joined: bool,
+    /// The account playing it (a user name), `None` for a guest or an engine.
+    user: Option<String>,
 }
 
 /// Where the game is.
@@ -258,6 +266,7 @@ pub struct Room {
     invite_token: Option<String>,
     listed: bool,
     invite_claimed: bool,
+    rated: bool,
     game: Game,
     views: ViewerPositions,
     metas: Vec<PlyMeta>,
@@ -318,6 +327,7 @@ impl Room {
             engine: r.engine_level,
             token: r.token.clone(),
             joined: r.joined || r.engine_level.is_some(),
+            user: r.user.clone(),
         };
         let seats = ByColor {
             red: seat(&s.new.seats.red),
@@ -336,6 +346,7 @@ impl Room {
             invite_token: s.new.invite_token,
             listed: s.new.listed,
             invite_claimed: s.invite_claimed,
+            rated: s.new.rated,
             views: ViewerPositions::of(&game),
             game,
             metas,
@@ -440,8 +451,8 @@ impl Room {
                 }
             }
             Input::EngineMove { plies, mv } => self.engine_move(plies, mv, now),
-            Input::ClaimInvite { invite } => {
-                let r = self.claim_invite(invite.as_deref(), now);
+            Input::ClaimInvite { invite, user } => {
+                let r = self.claim_invite(invite.as_deref(), user, now);
                 self.out.push(Effect::Reply(Reply::Claimed(r)));
             }
             Input::Adjudicate { outcome } => {
@@ -524,10 +535,12 @@ impl Room {
     /// The invite seat for HTTP `join`. A listed game's seat goes to the first who
     /// asks. An unlisted game's only to the holder of the invite token, and again to
     /// him until the seat is joined (a reload, a second device), never after: the
-    /// invite link cannot take over a seat in use.
+    /// invite link cannot take over a seat in use. A rated game's seat goes only to an
+    /// account other than the creator's, and once it has one, only to that account.
     fn claim_invite(
         &mut self,
         invite: Option<&str>,
+        user: Option<String>,
         now: Now,
     ) -> Result<(Color, String), ClaimRefused> {
         let c = self.invite.ok_or(ClaimRefused::SeatTaken)?;
@@ -547,8 +560,20 @@ impl Room {
         if !free {
             return Err(ClaimRefused::SeatTaken);
         }
-        if !self.invite_claimed {
+        if self.rated {
+            let Some(u) = &user else {
+                return Err(ClaimRefused::LoginRequired);
+            };
+            if self.seats[!c].user.as_ref() == Some(u) {
+                return Err(ClaimRefused::OwnGame);
+            }
+            if self.seats[c].user.as_ref().is_some_and(|had| had != u) {
+                return Err(ClaimRefused::SeatTaken);
+            }
+        }
+        if !self.invite_claimed || self.seats[c].user != user {
             self.invite_claimed = true;
+            self.seats[c].user = user;
             self.persist_seats(now);
         }
         tracing::info!(game = %self.id, seat = c.name(), listed = self.listed, "invite seat claimed");
@@ -568,6 +593,7 @@ impl Room {
         self.out.push(Effect::Persist(Write::Seats {
             id: self.id.clone(),
             joined: ByColor::new_with(|c| self.seats[c].joined),
+            users: ByColor::new_with(|c| self.seats[c].user.clone()),
             invite_claimed: self.invite_claimed,
             started_ms: (self.status != Status::Waiting).then_some(now.ms),
         }));
@@ -973,6 +999,11 @@ impl Room {
                 invite: None,
                 listed: false,
                 rematch_of: Some(self.id.clone()),
+                users: ByColor {
+                    red: self.seats.black.user.clone(),
+                    black: self.seats.red.user.clone(),
+                },
+                rated: self.rated,
             }));
             return Ok(());
         }

@@ -50,6 +50,7 @@ impl Room {
                     "human"
                 },
                 level: s.engine,
+                name: s.user.clone(),
                 joined: s.joined,
                 connected,
                 away_ms: if connected {
@@ -112,6 +113,7 @@ impl Room {
                 move_ms: t.move_ms,
             }),
             players: self.players_out(now),
+            rated: self.rated,
             abandon_ms: self.abandon_ms,
             spectators: self.spectators(),
             commitment: self.commitment.clone(),

@@ -97,11 +97,13 @@ pub fn new_game_record(
             engine_level: opts.engine[c],
             token: tokens[c].clone(),
             joined: opts.engine[c].is_some(),
+            user: opts.users[c].clone(),
         }),
         invite: opts.invite,
         invite_token,
         listed: opts.listed,
         rematch_of: opts.rematch_of.clone(),
+        rated: opts.rated,
     }
 }
 

@@ -29,6 +29,8 @@ fn stored(engine: ByColor<Option<u8>>, tc: Option<TimeControl>) -> StoredGame {
         invite: None,
         listed: false,
         rematch_of: None,
+        users: ByColor::default(),
+        rated: false,
     };
     let deal = Deal::from_seed(b"room tests");
     StoredGame {
@@ -516,4 +518,60 @@ fn a_private_game_refuses_spectators_and_withholds_its_deal() {
         matches!(got.as_slice(), [ClientOut::End(e)] if e.withheld && e.deal.is_empty()),
         "{got:?}"
     );
+}
+
+#[test]
+fn a_rated_seat_goes_to_another_account_and_the_rematch_stays_rated() {
+    let now = Now::real();
+    let mut s = stored(ByColor::default(), TimeControl::parse("3+2", None).unwrap());
+    s.new.rated = true;
+    s.new.invite = Some(Color::Black);
+    s.new.invite_token = Some("i".repeat(32));
+    s.new.seats.red.user = Some("Alice".into());
+    let mut room = Room::from_stored(s, None, 60_000, now).unwrap();
+    let mut claim = |user: Option<&str>| {
+        let fx = room.handle(
+            Input::ClaimInvite {
+                invite: Some("i".repeat(32)),
+                user: user.map(str::to_string),
+            },
+            now,
+        );
+        let (writes, rest) = settle(&mut room, fx, now);
+        let Some(Effect::Reply(Reply::Claimed(r))) = rest.into_iter().next() else {
+            panic!("no answer to the claim");
+        };
+        (writes, r)
+    };
+    assert_eq!(claim(None).1, Err(ClaimRefused::LoginRequired));
+    assert_eq!(claim(Some("Alice")).1, Err(ClaimRefused::OwnGame));
+    let (writes, r) = claim(Some("Bob"));
+    assert_eq!(r.map(|(c, _)| c), Ok(Color::Black));
+    let Some(Write::Seats { users, .. }) = writes.first() else {
+        panic!("the claimant's account is stored: {writes:?}");
+    };
+    assert_eq!(users.black.as_deref(), Some("Bob"));
+    // Once Bob's, the seat is not handed to another account (nor again to nobody).
+    assert_eq!(claim(Some("Carol")).1, Err(ClaimRefused::SeatTaken));
+    assert_eq!(claim(Some("Bob")).1.map(|(c, _)| c), Ok(Color::Black));
+    for (conn, token) in [(RED, tokens().red), (BLACK, tokens().black)] {
+        let fx = room.handle(
+            Input::Join {
+                conn,
+                token: Some(token),
+            },
+            now,
+        );
+        settle(&mut room, fx, now);
+    }
+    let (_, fx) = client(&mut room, BLACK, ClientIn::Resign, now);
+    assert!(ended(&fx).is_some());
+    client(&mut room, RED, ClientIn::Rematch, now);
+    let (_, fx) = client(&mut room, BLACK, ClientIn::Rematch, now);
+    let Some(Effect::CreateRematch(opts)) = fx.first() else {
+        panic!("no rematch: {fx:?}");
+    };
+    assert!(opts.rated);
+    assert_eq!(opts.users.red.as_deref(), Some("Bob"), "colours swap");
+    assert_eq!(opts.users.black.as_deref(), Some("Alice"));
 }

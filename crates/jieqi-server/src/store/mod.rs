@@ -10,6 +10,8 @@ use std::pin::Pin;
 
 use jieqi_core::{ByColor, Color, Outcome};
 
+use crate::rating::{Category, Rating};
+
 /// A boxed future, so the trait stays object-safe.
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
@@ -22,6 +24,9 @@ pub enum StoreError {
     /// The store's writer is gone (shutting down).
     #[error("the store is closed")]
     Closed,
+    /// A unique key is taken (a user name that exists, in any case).
+    #[error("already taken")]
+    Taken,
     /// Stored data that cannot be read back.
     #[error("corrupt stored game {id}: {why}")]
     Corrupt {
@@ -41,6 +46,8 @@ pub struct SeatRecord {
     pub token: String,
     /// Whether a player has joined the seat over the WebSocket (engines: always).
     pub joined: bool,
+    /// The account playing the seat (its user name), `None` for a guest or an engine.
+    pub user: Option<String>,
 }
 
 /// Everything needed to create a game.
@@ -75,6 +82,8 @@ pub struct NewGame {
     pub listed: bool,
     /// The game this one is a rematch of.
     pub rematch_of: Option<String>,
+    /// Rated: both seats are accounts and the end changes their ratings.
+    pub rated: bool,
 }
 
 /// One stored move.
@@ -148,6 +157,10 @@ pub struct Summary {
     pub finish: Option<FinishRecord>,
     /// The commitment.
     pub commitment: String,
+    /// The account of each seat (`None`: a guest or an engine).
+    pub users: ByColor<Option<String>>,
+    /// Rated.
+    pub rated: bool,
 }
 
 /// Which lobby list.
@@ -181,10 +194,30 @@ pub enum Write {
         id: String,
         /// Joined flags.
         joined: ByColor<bool>,
+        /// The account of each seat (the invite seat's is set when it is claimed).
+        users: ByColor<Option<String>>,
         /// Invite handed out.
         invite_claimed: bool,
         /// Start instant.
         started_ms: Option<u64>,
+    },
+    /// A new account.
+    CreateUser(Box<NewUser>),
+    /// A login: a session of `user` until `expires_ms`.
+    Session {
+        /// SHA-256 of the session id, hex (the id itself is never stored).
+        hash: String,
+        /// The user name.
+        user: String,
+        /// Created (Unix ms).
+        created_ms: u64,
+        /// Expires (Unix ms).
+        expires_ms: u64,
+    },
+    /// A logout: the session ends.
+    EndSession {
+        /// SHA-256 of the session id, hex.
+        hash: String,
     },
     /// The game ended without a move (resignation, time, agreement, abandonment).
     Finish {
@@ -212,6 +245,128 @@ pub enum Write {
     },
 }
 
+/// A new account.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NewUser {
+    /// The name as spelled.
+    pub name: String,
+    /// The unique key (lower case, [`crate::accounts::UserName::key`]).
+    pub key: String,
+    /// The argon2id PHC string of the password.
+    pub password: String,
+    /// Created (Unix ms).
+    pub created_ms: u64,
+}
+
+/// A stored account.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UserRecord {
+    /// The name as spelled.
+    pub name: String,
+    /// The argon2id PHC string of the password.
+    pub password: String,
+    /// Created (Unix ms).
+    pub created_ms: u64,
+}
+
+/// A player's rating in one category, as stored.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RatingRecord {
+    /// The category.
+    pub category: Category,
+    /// The Glicko-2 rating.
+    pub rating: Rating,
+    /// Rated games played in the category.
+    pub games: u32,
+}
+
+/// One rated game's change of a player's rating.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RatingChange {
+    /// The game.
+    pub game: String,
+    /// Its category.
+    pub category: Category,
+    /// When it ended (Unix ms).
+    pub at_ms: u64,
+    /// Before.
+    pub before: Rating,
+    /// After.
+    pub after: Rating,
+}
+
+/// Which of a player's games to list.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct GameFilter {
+    /// Only this result for the player.
+    pub result: Option<PlayerResult>,
+    /// Only against this user (a name as spelled in the account).
+    pub opponent: Option<String>,
+    /// Only games finished at or after this instant (Unix ms).
+    pub from_ms: Option<u64>,
+    /// Only games finished before this instant (Unix ms).
+    pub to_ms: Option<u64>,
+    /// Only rated (`Some(true)`) or only casual (`Some(false)`) games.
+    pub rated: Option<bool>,
+}
+
+/// A game's result for one of its players.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum PlayerResult {
+    /// Won.
+    Win,
+    /// Drew.
+    Draw,
+    /// Lost.
+    Loss,
+}
+
+impl PlayerResult {
+    /// `win`, `draw`, `loss`.
+    pub const fn name(self) -> &'static str {
+        match self {
+            PlayerResult::Win => "win",
+            PlayerResult::Draw => "draw",
+            PlayerResult::Loss => "loss",
+        }
+    }
+
+    /// The result of a name.
+    pub fn parse(s: &str) -> Option<PlayerResult> {
+        [PlayerResult::Win, PlayerResult::Draw, PlayerResult::Loss]
+            .into_iter()
+            .find(|r| r.name() == s)
+    }
+}
+
+/// One finished game in a player's history.
+#[derive(Clone, Debug, PartialEq)]
+pub struct HistoryEntry {
+    /// The game's lobby line (with the seats' names).
+    pub summary: Summary,
+    /// The player's colour in it.
+    pub color: Color,
+    /// Rated.
+    pub rated: bool,
+    /// The player's rating before and after (rated games).
+    pub rating: Option<(Rating, Rating)>,
+}
+
+/// Wins, draws and losses in one category (`None`: untimed games).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Tally {
+    /// The category.
+    pub category: Option<Category>,
+    /// Rated or casual.
+    pub rated: bool,
+    /// Won.
+    pub wins: u32,
+    /// Drawn.
+    pub draws: u32,
+    /// Lost.
+    pub losses: u32,
+}
+
 /// Where games live.
 pub trait Store: Send + Sync + 'static {
     /// Applies a change; resolves once it is durably stored.
@@ -226,4 +381,23 @@ pub trait Store: Send + Sync + 'static {
     fn summary(&self, id: &str) -> BoxFuture<'_, Result<Option<Summary>, StoreError>>;
     /// Every stored tournament as `(id, state JSON)` (loaded once at start).
     fn tournaments(&self) -> BoxFuture<'_, Result<Vec<(String, String)>, StoreError>>;
+    /// The account with this key (lower-case name), if any.
+    fn user(&self, key: &str) -> BoxFuture<'_, Result<Option<UserRecord>, StoreError>>;
+    /// The user name of an unexpired session (by the hash of its id).
+    fn session(&self, hash: &str, now_ms: u64)
+    -> BoxFuture<'_, Result<Option<String>, StoreError>>;
+    /// A user's ratings, one per category played rated.
+    fn ratings(&self, user: &str) -> BoxFuture<'_, Result<Vec<RatingRecord>, StoreError>>;
+    /// A user's rating changes, oldest first.
+    fn rating_history(&self, user: &str) -> BoxFuture<'_, Result<Vec<RatingChange>, StoreError>>;
+    /// A user's wins, draws and losses per category and rated/casual.
+    fn tallies(&self, user: &str) -> BoxFuture<'_, Result<Vec<Tally>, StoreError>>;
+    /// A page of a user's finished games, newest first, and how many match in all.
+    fn history(
+        &self,
+        user: &str,
+        filter: GameFilter,
+        offset: u32,
+        limit: u32,
+    ) -> BoxFuture<'_, Result<(Vec<HistoryEntry>, u32), StoreError>>;
 }

@@ -9,9 +9,11 @@ use rusqlite::{Connection, OptionalExtension, Row, params};
 use tokio::sync::oneshot;
 
 use super::{
-    BoxFuture, FinishRecord, ListKind, MoveRecord, NewGame, SeatRecord, Store, StoreError,
-    StoredGame, Summary, Write,
+    BoxFuture, FinishRecord, GameFilter, HistoryEntry, ListKind, MoveRecord, NewGame, PlayerResult,
+    RatingChange, RatingRecord, SeatRecord, Store, StoreError, StoredGame, Summary, Tally,
+    UserRecord, Write,
 };
+use crate::rating::{Category, Rating};
 
 /// How hard SQLite works to make a commit durable.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
@@ -99,7 +101,51 @@ CREATE TABLE IF NOT EXISTS tournaments (
   updated_ms INTEGER NOT NULL,
   state TEXT NOT NULL
 );
+CREATE TABLE IF NOT EXISTS users (
+  name TEXT PRIMARY KEY,
+  key TEXT NOT NULL UNIQUE,
+  password TEXT NOT NULL,
+  created_ms INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS sessions (
+  hash TEXT PRIMARY KEY,
+  user TEXT NOT NULL REFERENCES users(name),
+  created_ms INTEGER NOT NULL,
+  expires_ms INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS sessions_by_user ON sessions(user);
+CREATE TABLE IF NOT EXISTS ratings (
+  user TEXT NOT NULL REFERENCES users(name),
+  category TEXT NOT NULL,
+  rating REAL NOT NULL,
+  deviation REAL NOT NULL,
+  volatility REAL NOT NULL,
+  games INTEGER NOT NULL,
+  PRIMARY KEY (user, category)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS game_ratings (
+  game TEXT NOT NULL REFERENCES games(id),
+  color TEXT NOT NULL,
+  user TEXT NOT NULL,
+  category TEXT NOT NULL,
+  before_rating REAL NOT NULL,
+  before_deviation REAL NOT NULL,
+  before_volatility REAL NOT NULL,
+  after_rating REAL NOT NULL,
+  after_deviation REAL NOT NULL,
+  after_volatility REAL NOT NULL,
+  PRIMARY KEY (game, color)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS game_ratings_by_user ON game_ratings(user);
 ";
+
+/// Columns added to `games` after its first version, with their definitions.
+const ADDED_COLUMNS: [(&str, &str); 4] = [
+    ("red_user", "TEXT"),
+    ("black_user", "TEXT"),
+    ("rated", "INTEGER NOT NULL DEFAULT 0"),
+    ("category", "TEXT"),
+];
 
 /// Brings a database written by an earlier version up to [`SCHEMA`] (whose `CREATE
 /// TABLE IF NOT EXISTS` leaves an existing table as it was): adds the columns that came
@@ -135,6 +181,18 @@ fn migrate(c: &mut Connection) -> Result<(), StoreError> {
             .map_err(db)?;
         }
     }
+    for (col, def) in ADDED_COLUMNS {
+        if !has_column(col)? {
+            tx.execute_batch(&format!("ALTER TABLE games ADD COLUMN {col} {def}"))
+                .map_err(db)?;
+        }
+    }
+    // After the columns exist (an older database gets them just above).
+    tx.execute_batch(
+        "CREATE INDEX IF NOT EXISTS games_by_red_user ON games(red_user, finished_ms) WHERE red_user IS NOT NULL;
+         CREATE INDEX IF NOT EXISTS games_by_black_user ON games(black_user, finished_ms) WHERE black_user IS NOT NULL;",
+    )
+    .map_err(db)?;
     let version: i64 = tx
         .query_row("PRAGMA user_version", [], |r| r.get(0))
         .map_err(db)?;
@@ -400,8 +458,10 @@ fn apply(tx: &Connection, w: &Write) -> Result<(), StoreError> {
             run(tx,
                 "INSERT INTO games (id, created_ms, updated_ms, deal, salt, commitment, rules,
                    captured_identity, time, move_time_s, red_level, red_token, red_joined,
-                   black_level, black_token, black_joined, listed, rematch_of, invite, invite_token)
-                 VALUES (?1, ?2, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19)",
+                   black_level, black_token, black_joined, listed, rematch_of, invite, invite_token,
+                   red_user, black_user, rated, category)
+                 VALUES (?1, ?2, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19,
+                   ?20, ?21, ?22, ?23)",
                 params![
                     g.id,
                     i(g.created_ms),
@@ -422,8 +482,44 @@ fn apply(tx: &Connection, w: &Write) -> Result<(), StoreError> {
                     g.rematch_of,
                     g.invite.map(Color::name),
                     g.invite_token,
+                    g.seats.red.user,
+                    g.seats.black.user,
+                    g.rated,
+                    Category::of_text(&g.time).map(Category::name),
                 ],
             )?;
+        }
+        Write::CreateUser(u) => {
+            let n = run(
+                tx,
+                "INSERT INTO users (name, key, password, created_ms) VALUES (?1, ?2, ?3, ?4)
+                 ON CONFLICT DO NOTHING",
+                params![u.name, u.key, u.password, i(u.created_ms)],
+            )?;
+            if n != 1 {
+                return Err(StoreError::Taken);
+            }
+        }
+        Write::Session {
+            hash,
+            user,
+            created_ms,
+            expires_ms,
+        } => {
+            // The user's expired sessions go with each new one.
+            run(
+                tx,
+                "DELETE FROM sessions WHERE user = ?1 AND expires_ms <= ?2",
+                params![user, i(*created_ms)],
+            )?;
+            run(
+                tx,
+                "INSERT INTO sessions (hash, user, created_ms, expires_ms) VALUES (?1, ?2, ?3, ?4)",
+                params![hash, user, i(*created_ms), i(*expires_ms)],
+            )?;
+        }
+        Write::EndSession { hash } => {
+            run(tx, "DELETE FROM sessions WHERE hash = ?1", params![hash])?;
         }
         Write::Move { id, mv, finish } => {
             // Stored only as the next ply of a game not over; the game's row is read,
@@ -450,19 +546,23 @@ fn apply(tx: &Connection, w: &Write) -> Result<(), StoreError> {
         Write::Seats {
             id,
             joined,
+            users,
             invite_claimed,
             started_ms,
         } => {
             run(
                 tx,
                 "UPDATE games SET red_joined = ?2, black_joined = ?3, invite_claimed = ?4,
-                   started_ms = COALESCE(started_ms, ?5) WHERE id = ?1",
+                   started_ms = COALESCE(started_ms, ?5), red_user = ?6, black_user = ?7
+                 WHERE id = ?1",
                 params![
                     id,
                     joined.red,
                     joined.black,
                     invite_claimed,
-                    started_ms.map(i)
+                    started_ms.map(i),
+                    users.red,
+                    users.black,
                 ],
             )?;
         }
@@ -509,6 +609,84 @@ fn write_finish(tx: &Connection, id: &str, f: &FinishRecord) -> Result<(), Store
             "game {id}: cannot finish (missing or already over)"
         )));
     }
+    rate(tx, id, &f.outcome)
+}
+
+/// Updates the players' ratings for a rated game that has just ended, in the
+/// transaction that stores the end: an end is stored once (`result IS NULL` above),
+/// so a rating changes exactly once per game, also across a crash or a restart.
+fn rate(tx: &Connection, id: &str, outcome: &Outcome) -> Result<(), StoreError> {
+    let (rated, red, black, category): (bool, Option<String>, Option<String>, Option<String>) = tx
+        .query_row(
+            "SELECT rated, red_user, black_user, category FROM games WHERE id = ?1",
+            params![id],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
+        )
+        .map_err(db)?;
+    let (Some(red), Some(black), Some(category)) = (red, black, category) else {
+        return Ok(());
+    };
+    if !rated || red == black {
+        return Ok(());
+    }
+    let current = |user: &str| -> Result<Rating, StoreError> {
+        tx.query_row(
+            "SELECT rating, deviation, volatility FROM ratings WHERE user = ?1 AND category = ?2",
+            params![user, category],
+            |r| {
+                Ok(Rating {
+                    rating: r.get(0)?,
+                    deviation: r.get(1)?,
+                    volatility: r.get(2)?,
+                })
+            },
+        )
+        .optional()
+        .map_err(db)
+        .map(Option::unwrap_or_default)
+    };
+    let before = ByColor {
+        red: current(&red)?,
+        black: current(&black)?,
+    };
+    let (r, b) = crate::rating::after_game(before.red, before.black, outcome);
+    let after = ByColor { red: r, black: b };
+    let users = ByColor { red, black };
+    for c in Color::ALL {
+        let (was, now) = (before[c], after[c]);
+        run(
+            tx,
+            "INSERT INTO ratings (user, category, rating, deviation, volatility, games)
+             VALUES (?1, ?2, ?3, ?4, ?5, 1)
+             ON CONFLICT(user, category) DO UPDATE SET rating = ?3, deviation = ?4,
+               volatility = ?5, games = games + 1",
+            params![
+                users[c],
+                category,
+                now.rating,
+                now.deviation,
+                now.volatility
+            ],
+        )?;
+        run(
+            tx,
+            "INSERT INTO game_ratings (game, color, user, category, before_rating,
+               before_deviation, before_volatility, after_rating, after_deviation, after_volatility)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+            params![
+                id,
+                c.name(),
+                users[c],
+                category,
+                was.rating,
+                was.deviation,
+                was.volatility,
+                now.rating,
+                now.deviation,
+                now.volatility
+            ],
+        )?;
+    }
     Ok(())
 }
 
@@ -518,7 +696,22 @@ fn write_finish(tx: &Connection, id: &str, f: &FinishRecord) -> Result<(), Store
 const SUMMARY_COLS: &str = "id, red_level, black_level, red_joined, black_joined, time,
   move_time_s, rules, (SELECT COUNT(*) FROM moves WHERE game = games.id), created_ms,
   MAX(updated_ms, COALESCE((SELECT MAX(at_ms) FROM moves WHERE game = games.id), 0)) AS last_ms,
-  started_ms, result, winner, reason, finished_ms, commitment";
+  started_ms, result, winner, reason, finished_ms, commitment, red_user, black_user, rated";
+
+/// A game's result for the user `?1` (who sat on one of its seats): `win`, `draw` or
+/// `loss`; Red's if the user sat on both (a casual game against oneself).
+const RESULT_FOR_USER: &str = "(CASE WHEN winner IS NULL THEN 'draw'
+  WHEN winner = (CASE WHEN red_user = ?1 THEN 'red' ELSE 'black' END) THEN 'win'
+  ELSE 'loss' END)";
+
+/// A Glicko-2 rating from three columns (rating, deviation, volatility) from `at`.
+fn rating_at(r: &Row<'_>, at: usize) -> rusqlite::Result<Rating> {
+    Ok(Rating {
+        rating: r.get(at)?,
+        deviation: r.get(at + 1)?,
+        volatility: r.get(at + 2)?,
+    })
+}
 
 /// The end columns of a game's row as stored: `result`, `winner`, `reason`,
 /// `finished_ms`.
@@ -585,6 +778,11 @@ fn summary_row(r: &Row<'_>) -> rusqlite::Result<Result<Summary, StoreError>> {
         started: r.get::<_, Option<i64>>(11)?.is_some(),
         finish,
         commitment: r.get(16)?,
+        users: ByColor {
+            red: r.get(17)?,
+            black: r.get(18)?,
+        },
+        rated: r.get(19)?,
     }))
 }
 
@@ -594,7 +792,7 @@ fn load_game(c: &Connection, id: &str) -> Result<Option<StoredGame>, StoreError>
             "SELECT id, created_ms, updated_ms, deal, salt, commitment, rules, captured_identity,
                time, move_time_s, red_level, red_token, red_joined, black_level, black_token,
                black_joined, listed, invite_claimed, rematch_of, rematch, started_ms, result,
-               winner, reason, finished_ms, invite, invite_token
+               winner, reason, finished_ms, invite, invite_token, red_user, black_user, rated
              FROM games WHERE id = ?1",
             params![id],
             |r| {
@@ -614,11 +812,13 @@ fn load_game(c: &Connection, id: &str) -> Result<Option<StoredGame>, StoreError>
                                 engine_level: r.get(10)?,
                                 token: r.get(11)?,
                                 joined: r.get(12)?,
+                                user: r.get(27)?,
                             },
                             black: SeatRecord {
                                 engine_level: r.get(13)?,
                                 token: r.get(14)?,
                                 joined: r.get(15)?,
+                                user: r.get(28)?,
                             },
                         },
                         listed: r.get(16)?,
@@ -628,6 +828,7 @@ fn load_game(c: &Connection, id: &str) -> Result<Option<StoredGame>, StoreError>
                             .as_deref()
                             .and_then(Color::parse_name),
                         invite_token: r.get(26)?,
+                        rated: r.get(29)?,
                     },
                     updated_ms: u(r.get(2)?),
                     invite_claimed: r.get(17)?,
@@ -748,6 +949,249 @@ impl Store for SqliteStore {
                 .map_err(db)
         })
     }
+
+    fn user(&self, key: &str) -> BoxFuture<'_, Result<Option<UserRecord>, StoreError>> {
+        let key = key.to_string();
+        self.read(move |c| {
+            c.query_row(
+                "SELECT name, password, created_ms FROM users WHERE key = ?1",
+                params![key],
+                |r| {
+                    Ok(UserRecord {
+                        name: r.get(0)?,
+                        password: r.get(1)?,
+                        created_ms: u(r.get(2)?),
+                    })
+                },
+            )
+            .optional()
+            .map_err(db)
+        })
+    }
+
+    fn session(
+        &self,
+        hash: &str,
+        now_ms: u64,
+    ) -> BoxFuture<'_, Result<Option<String>, StoreError>> {
+        let hash = hash.to_string();
+        self.read(move |c| {
+            c.query_row(
+                "SELECT user FROM sessions WHERE hash = ?1 AND expires_ms > ?2",
+                params![hash, i(now_ms)],
+                |r| r.get(0),
+            )
+            .optional()
+            .map_err(db)
+        })
+    }
+
+    fn ratings(&self, user: &str) -> BoxFuture<'_, Result<Vec<RatingRecord>, StoreError>> {
+        let user = user.to_string();
+        self.read(move |c| {
+            let mut st = c
+                .prepare_cached(
+                    "SELECT category, rating, deviation, volatility, games FROM ratings
+                     WHERE user = ?1",
+                )
+                .map_err(db)?;
+            let rows = st
+                .query_map(params![user], |r| {
+                    Ok((
+                        r.get::<_, String>(0)?,
+                        rating_at(r, 1)?,
+                        r.get::<_, u32>(4)?,
+                    ))
+                })
+                .map_err(db)?
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(db)?;
+            let mut out: Vec<RatingRecord> = rows
+                .into_iter()
+                .filter_map(|(cat, rating, games)| {
+                    Some(RatingRecord {
+                        category: Category::parse(&cat)?,
+                        rating,
+                        games,
+                    })
+                })
+                .collect();
+            out.sort_by_key(|r| r.category);
+            Ok(out)
+        })
+    }
+
+    fn rating_history(&self, user: &str) -> BoxFuture<'_, Result<Vec<RatingChange>, StoreError>> {
+        let user = user.to_string();
+        self.read(move |c| {
+            let mut st = c
+                .prepare_cached(
+                    "SELECT gr.game, gr.category, g.finished_ms, gr.before_rating,
+                       gr.before_deviation, gr.before_volatility, gr.after_rating,
+                       gr.after_deviation, gr.after_volatility
+                     FROM game_ratings gr JOIN games g ON g.id = gr.game
+                     WHERE gr.user = ?1 ORDER BY g.finished_ms, g.id",
+                )
+                .map_err(db)?;
+            let rows = st
+                .query_map(params![user], |r| {
+                    Ok((
+                        r.get::<_, String>(0)?,
+                        r.get::<_, String>(1)?,
+                        u(r.get(2)?),
+                        rating_at(r, 3)?,
+                        rating_at(r, 6)?,
+                    ))
+                })
+                .map_err(db)?
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(db)?;
+            Ok(rows
+                .into_iter()
+                .filter_map(|(game, cat, at_ms, before, after)| {
+                    Some(RatingChange {
+                        game,
+                        category: Category::parse(&cat)?,
+                        at_ms,
+                        before,
+                        after,
+                    })
+                })
+                .collect())
+        })
+    }
+
+    fn tallies(&self, user: &str) -> BoxFuture<'_, Result<Vec<Tally>, StoreError>> {
+        let user = user.to_string();
+        self.read(move |c| {
+            let sql = format!(
+                "SELECT category, rated, {RESULT_FOR_USER} AS r, COUNT(*) FROM games
+                 WHERE result IS NOT NULL AND (red_user = ?1 OR black_user = ?1)
+                 GROUP BY category, rated, r"
+            );
+            let mut st = c.prepare_cached(&sql).map_err(db)?;
+            let rows = st
+                .query_map(params![user], |r| {
+                    Ok((
+                        r.get::<_, Option<String>>(0)?,
+                        r.get::<_, bool>(1)?,
+                        r.get::<_, String>(2)?,
+                        r.get::<_, u32>(3)?,
+                    ))
+                })
+                .map_err(db)?
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(db)?;
+            let mut out: Vec<Tally> = Vec::new();
+            for (cat, rated, result, n) in rows {
+                let category = cat.as_deref().and_then(Category::parse);
+                let i = match out
+                    .iter()
+                    .position(|t| t.category == category && t.rated == rated)
+                {
+                    Some(i) => i,
+                    None => {
+                        out.push(Tally {
+                            category,
+                            rated,
+                            ..Tally::default()
+                        });
+                        out.len() - 1
+                    }
+                };
+                match PlayerResult::parse(&result) {
+                    Some(PlayerResult::Win) => out[i].wins += n,
+                    Some(PlayerResult::Draw) => out[i].draws += n,
+                    Some(PlayerResult::Loss) => out[i].losses += n,
+                    None => {}
+                }
+            }
+            out.sort_by_key(|t| (t.category.is_none(), t.category, !t.rated));
+            Ok(out)
+        })
+    }
+
+    fn history(
+        &self,
+        user: &str,
+        filter: GameFilter,
+        offset: u32,
+        limit: u32,
+    ) -> BoxFuture<'_, Result<(Vec<HistoryEntry>, u32), StoreError>> {
+        let user = user.to_string();
+        self.read(move |c| {
+            let filter_sql = format!(
+                "result IS NOT NULL AND (red_user = ?1 OR black_user = ?1)
+                 AND (?2 IS NULL OR {RESULT_FOR_USER} = ?2)
+                 AND (?3 IS NULL OR (CASE WHEN red_user = ?1 THEN black_user ELSE red_user END) = ?3)
+                 AND (?4 IS NULL OR finished_ms >= ?4)
+                 AND (?5 IS NULL OR finished_ms < ?5)
+                 AND (?6 IS NULL OR rated = ?6)"
+            );
+            let (result, from, to) = (
+                filter.result.map(PlayerResult::name),
+                filter.from_ms.map(i),
+                filter.to_ms.map(i),
+            );
+            // The filter's parameters (?1 to ?6), then the page's (?7, ?8).
+            let p: [&dyn rusqlite::ToSql; 8] = [
+                &user,
+                &result,
+                &filter.opponent,
+                &from,
+                &to,
+                &filter.rated,
+                &limit,
+                &offset,
+            ];
+            let total: u32 = c
+                .query_row(
+                    &format!("SELECT COUNT(*) FROM games WHERE {filter_sql}"),
+                    &p[..6],
+                    |r| r.get(0),
+                )
+                .map_err(db)?;
+            let sql = format!(
+                "SELECT {SUMMARY_COLS},
+                   gr.before_rating, gr.before_deviation, gr.before_volatility,
+                   gr.after_rating, gr.after_deviation, gr.after_volatility
+                 FROM games LEFT JOIN game_ratings gr ON gr.game = games.id AND gr.user = ?1
+                 WHERE {filter_sql}
+                 ORDER BY finished_ms DESC, id LIMIT ?7 OFFSET ?8"
+            );
+            let mut st = c.prepare_cached(&sql).map_err(db)?;
+            let rows = st
+                .query_map(
+                    &p[..],
+                |r| {
+                        let summary = summary_row(r)?;
+                        let rating = match r.get::<_, Option<f64>>(20)? {
+                            Some(_) => Some((rating_at(r, 20)?, rating_at(r, 23)?)),
+                            None => None,
+                        };
+                        Ok(summary.map(|s| (s, rating)))
+                    },
+                )
+                .map_err(db)?
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(db)?;
+            let games = rows
+                .into_iter()
+                .filter_map(Result::ok)
+                .map(|(summary, rating)| HistoryEntry {
+                    color: if summary.users.red.as_deref() == Some(user.as_str()) {
+                        Color::Red
+                    } else {
+                        Color::Black
+                    },
+                    rated: summary.rated,
+                    rating,
+                    summary,
+                })
+                .collect();
+            Ok((games, total))
+        })
+    }
 }
 
 #[cfg(test)]
@@ -771,18 +1215,142 @@ mod tests {
                     engine_level: None,
                     token: "a".into(),
                     joined: false,
+                    user: None,
                 },
                 black: SeatRecord {
                     engine_level: Some(3),
                     token: "b".into(),
                     joined: true,
+                    user: None,
                 },
             },
             invite: None,
             invite_token: None,
             listed: false,
             rematch_of: None,
+            rated: false,
         }
+    }
+
+    async fn user(s: &SqliteStore, name: &str) {
+        s.write(Write::CreateUser(Box::new(super::super::NewUser {
+            name: name.into(),
+            key: name.to_lowercase(),
+            password: "$argon2id$…".into(),
+            created_ms: 1,
+        })))
+        .await
+        .unwrap();
+    }
+
+    /// A rated 3+2 (blitz) game between two accounts.
+    fn rated(id: &str, red: &str, black: &str) -> NewGame {
+        let mut g = new_game(id);
+        g.time = "3+2".into();
+        g.rated = true;
+        g.seats.black.engine_level = None;
+        g.seats.red.user = Some(red.into());
+        g.seats.black.user = Some(black.into());
+        g
+    }
+
+    #[tokio::test]
+    async fn a_rated_end_changes_ratings_once_also_across_a_restart() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.db");
+        let s = SqliteStore::open(&path, SyncMode::Normal).unwrap();
+        user(&s, "Alice").await;
+        user(&s, "Bob").await;
+        // Names are unique whatever their case.
+        let clash = s
+            .write(Write::CreateUser(Box::new(super::super::NewUser {
+                name: "ALICE".into(),
+                key: "alice".into(),
+                password: "x".into(),
+                created_ms: 2,
+            })))
+            .await;
+        assert!(matches!(clash, Err(StoreError::Taken)), "{clash:?}");
+        s.write(Write::Create(Box::new(rated("r1", "Alice", "Bob"))))
+            .await
+            .unwrap();
+        let mut casual = rated("c1", "Bob", "Alice");
+        casual.rated = false;
+        s.write(Write::Create(Box::new(casual))).await.unwrap();
+        let win = |winner| FinishRecord {
+            outcome: Outcome::Win {
+                winner,
+                reason: Reason::Resignation,
+            },
+            at_ms: 5000,
+        };
+        s.write(Write::Finish {
+            id: "r1".into(),
+            finish: win(Color::Red),
+        })
+        .await
+        .unwrap();
+        s.write(Write::Finish {
+            id: "c1".into(),
+            finish: win(Color::Red),
+        })
+        .await
+        .unwrap();
+        let alice = s.ratings("Alice").await.unwrap();
+        assert_eq!(alice.len(), 1);
+        assert_eq!(alice[0].category, Category::Blitz);
+        assert_eq!(alice[0].games, 1, "the casual game does not count");
+        assert!(alice[0].rating.rating > 1500.0);
+        let bob = s.ratings("Bob").await.unwrap();
+        assert!(bob[0].rating.rating < 1500.0);
+        // A second end of the same game is refused, and changes nothing.
+        assert!(
+            s.write(Write::Finish {
+                id: "r1".into(),
+                finish: win(Color::Black),
+            })
+            .await
+            .is_err()
+        );
+        drop(s);
+        let s = SqliteStore::open(&path, SyncMode::Normal).unwrap();
+        assert_eq!(s.ratings("Alice").await.unwrap(), alice);
+        let h = s.rating_history("Alice").await.unwrap();
+        assert_eq!(h.len(), 1);
+        assert_eq!(h[0].game, "r1");
+        assert_eq!(h[0].before, Rating::default());
+        assert_eq!(h[0].after, alice[0].rating);
+        // Alice: a rated win as Red, a casual loss as Black.
+        let (games, total) = s
+            .history("Alice", GameFilter::default(), 0, 10)
+            .await
+            .unwrap();
+        assert_eq!(total, 2);
+        let r1 = games.iter().find(|g| g.summary.id == "r1").unwrap();
+        assert_eq!((r1.color, r1.rated), (Color::Red, true));
+        assert_eq!(r1.rating.unwrap().1, alice[0].rating);
+        let c1 = games.iter().find(|g| g.summary.id == "c1").unwrap();
+        assert_eq!((c1.color, c1.rated, c1.rating), (Color::Black, false, None));
+        let losses = GameFilter {
+            result: Some(PlayerResult::Loss),
+            ..GameFilter::default()
+        };
+        let (games, total) = s.history("Alice", losses, 0, 10).await.unwrap();
+        assert_eq!((total, games[0].summary.id.as_str()), (1, "c1"));
+        let none = GameFilter {
+            opponent: Some("Carol".into()),
+            ..GameFilter::default()
+        };
+        assert_eq!(s.history("Alice", none, 0, 10).await.unwrap().1, 0);
+        let later = GameFilter {
+            from_ms: Some(6000),
+            ..GameFilter::default()
+        };
+        assert_eq!(s.history("Alice", later, 0, 10).await.unwrap().1, 0);
+        let tallies = s.tallies("Alice").await.unwrap();
+        assert_eq!(tallies.len(), 2, "{tallies:?}");
+        assert_eq!((tallies[0].rated, tallies[0].wins), (true, 1));
+        assert_eq!((tallies[1].rated, tallies[1].losses), (false, 1));
     }
 
     fn mv(n: u32) -> MoveRecord {
@@ -942,6 +1510,7 @@ mod tests {
                 red: true,
                 black: true,
             },
+            users: ByColor::default(),
             invite_claimed: false,
             started_ms: Some(1500),
         })

@@ -292,6 +292,8 @@ pub fn game_options(
         invite: None,
         listed: false,
         rematch_of: None,
+        users: ByColor::default(),
+        rated: false,
     })
 }
 

@@ -63,6 +63,12 @@ pub fn http(
     if body.is_some() {
         req.push_str("Content-Type: application/json; charset=utf-8\r\n");
     }
+    if method != "GET" {
+        // The server's CSRF guard wants the cookie repeated in a header (chromedriver
+        // ignores both).
+        let t = jieqi_server::accounts::csrf::new_token();
+        req.push_str(&format!("Cookie: jieqi_csrf={t}\r\nX-CSRF-Token: {t}\r\n"));
+    }
     req.push_str(&format!("Content-Length: {}\r\n\r\n", payload.len()));
     s.write_all(req.as_bytes())?;
     s.write_all(payload.as_bytes())?;
@@ -366,4 +372,21 @@ pub fn runtime() -> tokio::runtime::Runtime {
         .enable_all()
         .build()
         .expect("tokio runtime")
+}
+
+/// On a friend game's page just created in `b`: its invite link (as shown) and the
+/// game's id.
+pub fn invite_link_and_id(b: &Browser, base: &str) -> (String, String) {
+    b.wait_for("#invite-url");
+    let invite = b.script(
+        "return document.querySelector('#invite-url').value;",
+        serde_json::json!([]),
+    );
+    let invite = invite.as_str().expect("invite link").to_string();
+    let id = invite
+        .strip_prefix(&format!("{base}/game/"))
+        .and_then(|r| r.split_once("?invite="))
+        .map(|(id, _)| id.to_string())
+        .unwrap_or_else(|| b.fail(&format!("not an invite link: {invite}")));
+    (invite, id)
 }

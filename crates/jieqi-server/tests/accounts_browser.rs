@@ -1,0 +1,168 @@
+//! Accounts in a real browser (headless Chromium through chromedriver, like
+//! `tests/browser.rs`): two browsers sign up, one creates a rated game, the other takes
+//! its seat through the invite link, they play it to the end (a resignation), and both
+//! then find their new ratings, the rating graph and the game on their profile pages.
+//!
+//! Needs `chromium` and `chromium-driver`.
+
+use std::net::SocketAddr;
+
+use jieqi_server::{Config, Server};
+use serde_json::json;
+
+mod webdriver;
+use webdriver::*;
+
+fn set_value(b: &Browser, css: &str, value: &str) {
+    b.script(
+        "const e = document.querySelector(arguments[0]); e.value = arguments[1];",
+        json!([css, value]),
+    );
+}
+
+/// Signs up on the login page; ends on the new player's profile page.
+fn sign_up(b: &Browser, base: &str, name: &str) {
+    b.goto(&format!("{base}/login?signup=1"));
+    b.wait_for("#account-submit");
+    set_value(b, "#user-name", name);
+    set_value(b, "#password", "a long enough password");
+    b.click("#account-submit");
+    b.wait(
+        "the new player's profile",
+        "const h = document.querySelector('#profile-name'); return !!h && h.textContent === arguments[0];",
+        json!([name]),
+        WAIT,
+    );
+    assert_eq!(
+        b.script(
+            "return document.querySelector('#nav-me').textContent;",
+            json!([])
+        ),
+        json!(name),
+        "the header names the logged-in player"
+    );
+}
+
+/// The rating shown for `category` on the profile page now open, without the "?".
+fn shown_rating(b: &Browser, category: &str) -> (i64, bool) {
+    let text = b.script(
+        "return document.querySelector(`#ratings tr[data-category=${arguments[0]}] .rating`).textContent;",
+        json!([category]),
+    );
+    let text = text.as_str().expect("a rating").to_string();
+    let provisional = text.ends_with('?');
+    let n = text.trim_end_matches('?').parse().expect("a number");
+    (n, provisional)
+}
+
+/// Opens `name`'s profile and waits for game `id` in its history.
+fn profile_with_game(b: &Browser, base: &str, name: &str, id: &str) {
+    b.goto(&format!("{base}/@/{name}"));
+    b.wait(
+        "the game in the history",
+        "return !!document.querySelector(`#history li.game-row[data-id='${arguments[0]}'] a.replay`);",
+        json!([id]),
+        WAIT,
+    );
+}
+
+#[test]
+fn two_players_sign_up_play_rated_and_see_their_ratings() {
+    let chromium = tool("CHROMIUM", "/usr/bin/chromium", "chromium");
+    let chromedriver = tool("CHROMEDRIVER", "/usr/bin/chromedriver", "chromium-driver");
+    let dir = tempfile::tempdir().expect("temp dir");
+    let rt = runtime();
+    let server = rt
+        .block_on(Server::start(Config {
+            addr: SocketAddr::from(([127, 0, 0, 1], 0)),
+            db: dir.path().join("accounts.db"),
+            engine: jieqi_server::EngineKind::Greedy,
+            ..Config::default()
+        }))
+        .expect("start the server");
+    let base = format!("http://{}", server.addr);
+    let driver = start_driver(&chromedriver);
+    let a = new_session(&driver, &chromium, &dir.path().join("profile-a"));
+    let b = new_session(&driver, &chromium, &dir.path().join("profile-b"));
+
+    sign_up(&a, &base, "Alice");
+    sign_up(&b, &base, "Bob");
+    assert_eq!(shown_rating(&a, "blitz"), (1500, true), "a new player");
+
+    // Alice creates a rated 3+2 (blitz) friend game as Red.
+    a.goto(&format!("{base}/"));
+    a.wait_for("#rated");
+    a.click("#color option[value='red']");
+    a.click("#time option[value='3+2']");
+    a.click("#rated");
+    a.click("#play-friend");
+    let (invite, id) = invite_link_and_id(&a, &base);
+
+    // Bob takes the seat through the invite link; both see both names.
+    b.goto(&invite);
+    b.wait_for(".board-box[data-status=live]");
+    a.wait_for(".board-box[data-status=live]");
+    for (who, color, name) in [(&a, "black", "Bob"), (&b, "red", "Alice")] {
+        who.wait(
+            "the opponent's name",
+            "const e = document.querySelector(`#player-${arguments[0]} .name`); return !!e && e.textContent.includes(arguments[1]);",
+            json!([color, name]),
+            WAIT,
+        );
+    }
+
+    // Bob resigns (two clicks: arm, confirm); both see the end.
+    b.click("#resign");
+    b.click("#resign");
+    for who in [&a, &b] {
+        who.wait_for("#result");
+        let r = who.script(
+            "const r = document.querySelector('#result'); return [r.dataset.result, r.dataset.reason];",
+            json!([]),
+        );
+        assert_eq!(r, json!(["1-0", "resignation"]));
+    }
+
+    // Both profiles: the new blitz rating, the graph, the game with its replay link.
+    profile_with_game(&a, &base, "Alice", &id);
+    let (alice, provisional) = shown_rating(&a, "blitz");
+    assert!(alice > 1500 && provisional, "Alice won: {alice}");
+    profile_with_game(&b, &base, "Bob", &id);
+    let (bob, _) = shown_rating(&b, "blitz");
+    assert!(bob < 1500, "Bob lost: {bob}");
+    for (who, result) in [(&a, "win"), (&b, "loss")] {
+        let row = who.script(
+            "const r = document.querySelector(`#history li.game-row[data-id='${arguments[0]}']`);
+             return [r.classList.contains(arguments[1]), !!document.querySelector('#rating-graph polyline.line-blitz'),
+                     r.querySelector('a.replay').getAttribute('href')];",
+            json!([id, result]),
+        );
+        assert_eq!(
+            row,
+            json!([true, true, format!("/replay/{id}")]),
+            "{result}"
+        );
+    }
+    // The opponent's name links to the opponent's profile.
+    let link = a.script(
+        "return document.querySelector('#history a.opponent').getAttribute('href');",
+        json!([]),
+    );
+    assert_eq!(link, json!("/@/Bob"));
+    // The replay names the players too.
+    a.click(&format!("#history li.game-row[data-id='{id}'] a.replay"));
+    a.wait(
+        "the replay with the names",
+        "const e = document.querySelector('.black-name'); return !!e && e.textContent.includes('Bob');",
+        json!([]),
+        WAIT,
+    );
+    for (i, who) in [&a, &b].into_iter().enumerate() {
+        let errors = who.console_errors();
+        assert!(errors.is_empty(), "page {i} logged errors: {errors:#?}");
+    }
+    a.quit();
+    b.quit();
+    drop(driver);
+    rt.block_on(server.shutdown());
+}
