@@ -9,23 +9,14 @@ use std::time::Duration;
 
 use common::*;
 use jieqi_server::client::http;
-use jieqi_server::store::SyncMode;
 use jieqi_server::{Config, Limits, Server};
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
-fn config(db: &Path) -> Config {
-    Config {
-        addr: SocketAddr::from(([127, 0, 0, 1], 0)),
-        db: db.to_path_buf(),
-        sync: SyncMode::Normal,
-        engine_threads: 1,
-        abandon_ms: 60_000,
-        engine: jieqi_server::EngineKind::Greedy,
-        rate_per_sec: 1000.0,
-        rate_burst: 2000.0,
-    }
+/// A test server's configuration with the greedy engine.
+fn greedy(db: &Path) -> Config {
+    config(db, jieqi_server::EngineKind::Greedy)
 }
 
 async fn call(addr: SocketAddr, method: &str, path: &str, body: Option<Value>) -> (u16, Value) {
@@ -104,7 +95,7 @@ async fn seat_of(addr: SocketAddr, id: &str, token: &str) -> (String, String) {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_organisers_result_ends_the_game_before_the_deal_is_published() {
     let dir = tempfile::tempdir().unwrap();
-    let server = Server::start(config(&dir.path().join("t.db")))
+    let server = Server::start(greedy(&dir.path().join("t.db")))
         .await
         .unwrap();
     let addr = server.addr;
@@ -185,7 +176,7 @@ async fn an_organisers_result_ends_the_game_before_the_deal_is_published() {
 async fn joint_deals_mix_in_a_committed_server_seed_and_refuse_weak_secrets() {
     use sha2::{Digest, Sha256};
     let dir = tempfile::tempdir().unwrap();
-    let server = Server::start(config(&dir.path().join("t.db")))
+    let server = Server::start(greedy(&dir.path().join("t.db")))
         .await
         .unwrap();
     let addr = server.addr;
@@ -276,7 +267,7 @@ async fn joint_deals_mix_in_a_committed_server_seed_and_refuse_weak_secrets() {
 async fn rematch_seat_links_survive_a_restart() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("t.db");
-    let server = Server::start(config(&db)).await.unwrap();
+    let server = Server::start(greedy(&db)).await.unwrap();
     let addr = server.addr;
     let g = create(
         addr,
@@ -300,7 +291,7 @@ async fn rematch_seat_links_survive_a_restart() {
     black.close().await;
     server.shutdown().await;
 
-    let server = Server::start(config(&db)).await.unwrap();
+    let server = Server::start(greedy(&db)).await.unwrap();
     let (_, s) = join(server.addr, &g.id, Some(&g.token)).await;
     assert_eq!(s["d"]["rematch"]["url"], before.as_str(), "{s}");
     // And the link plays: it is Black's seat of the rematch, colours swapped.
@@ -319,7 +310,7 @@ async fn rematch_seat_links_survive_a_restart() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn csv_cells_are_not_formulas_and_arrays_are_not_objects() {
     let dir = tempfile::tempdir().unwrap();
-    let server = Server::start(config(&dir.path().join("t.db")))
+    let server = Server::start(greedy(&dir.path().join("t.db")))
         .await
         .unwrap();
     let addr = server.addr;
@@ -425,7 +416,7 @@ async fn closed_within(tcp: &mut TcpStream, within: Duration) -> bool {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn silent_connections_are_closed_and_the_server_keeps_accepting() {
     let dir = tempfile::tempdir().unwrap();
-    let server = Server::start_with(config(&dir.path().join("t.db")), quick_limits())
+    let server = Server::start_with(greedy(&dir.path().join("t.db")), quick_limits())
         .await
         .unwrap();
     let addr = server.addr;
@@ -489,7 +480,7 @@ async fn a_websocket_that_answers_no_ping_is_closed() {
         header_read_timeout: Duration::from_secs(30),
         ..quick_limits()
     };
-    let server = Server::start_with(config(&dir.path().join("t.db")), limits)
+    let server = Server::start_with(greedy(&dir.path().join("t.db")), limits)
         .await
         .unwrap();
     let addr = server.addr;
@@ -534,7 +525,7 @@ async fn eval_is_bounded_and_never_delays_engine_moves() {
     use std::sync::Arc;
     use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
     let dir = tempfile::tempdir().unwrap();
-    let mut cfg = config(&dir.path().join("t.db"));
+    let mut cfg = greedy(&dir.path().join("t.db"));
     cfg.engine = jieqi_server::EngineKind::Search;
     let server = Server::start(cfg).await.unwrap();
     let addr = server.addr;

@@ -12,23 +12,14 @@ use std::time::Duration;
 
 use common::*;
 use jieqi_core::Deal;
+use jieqi_server::Server;
 use jieqi_server::client::http;
-use jieqi_server::store::SyncMode;
-use jieqi_server::{Config, Server};
 use serde_json::{Value, json};
 
 async fn start_at(db: &Path) -> Server {
-    let config = Config {
-        addr: SocketAddr::from(([127, 0, 0, 1], 0)),
-        db: db.to_path_buf(),
-        sync: SyncMode::Normal,
-        engine_threads: 1,
-        abandon_ms: 60_000,
-        engine: jieqi_server::EngineKind::Greedy,
-        rate_per_sec: 1000.0,
-        rate_burst: 2000.0,
-    };
-    Server::start(config).await.unwrap()
+    Server::start(config(db, jieqi_server::EngineKind::Greedy))
+        .await
+        .unwrap()
 }
 
 async fn call(addr: SocketAddr, method: &str, path: &str, body: Option<Value>) -> (u16, Value) {

@@ -23,17 +23,29 @@ pub async fn start_with(abandon_ms: u64, rate: f64) -> (Server, tempfile::TempDi
     (server, dir)
 }
 
-/// A server on the database `db` (kept across a restart).
-pub async fn start_on(db: &Path, abandon_ms: u64, rate: f64) -> Server {
-    let config = Config {
+/// A test server's configuration on the database `db`: a free loopback port, `engine`
+/// for engine games, one engine thread, a minute before an empty seat is abandoned,
+/// 1000 requests a second.
+pub fn config(db: &Path, engine: jieqi_server::EngineKind) -> Config {
+    Config {
         addr: SocketAddr::from(([127, 0, 0, 1], 0)),
         db: db.to_path_buf(),
         sync: SyncMode::Normal,
         engine_threads: 1,
+        abandon_ms: 60_000,
+        engine,
+        rate_per_sec: 1000.0,
+        rate_burst: 2000.0,
+    }
+}
+
+/// A server on the database `db` (kept across a restart).
+pub async fn start_on(db: &Path, abandon_ms: u64, rate: f64) -> Server {
+    let config = Config {
         abandon_ms,
-        engine: jieqi_server::EngineKind::Search,
         rate_per_sec: rate,
         rate_burst: 2.0 * rate,
+        ..config(db, jieqi_server::EngineKind::Search)
     };
     Server::start(config).await.unwrap()
 }
