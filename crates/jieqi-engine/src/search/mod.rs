@@ -522,6 +522,8 @@ impl<'a> Searcher<'a> {
         };
         self.stack[ply].static_eval = static_eval;
         let improving = self.features.improving && !in_check && self.stack.improving(ply);
+        // Not improving, with the flag in use: pruned and reduced more.
+        let worsening = self.features.improving && !improving;
         if !pv_node && !in_check && ply > 0 {
             // Reverse futility: far above beta near the horizon.
             if self.features.reverse_futility
@@ -600,7 +602,7 @@ impl<'a> Searcher<'a> {
                 // ordering rarely matter; each costs a chance node's worth of searches.
                 if self.features.late_move_pruning
                     && depth <= LMP_MAX_DEPTH
-                    && quiet_count >= lmp_count(depth, improving || !self.features.improving)
+                    && quiet_count >= lmp_count(depth, !worsening)
                 {
                     continue;
                 }
@@ -638,7 +640,7 @@ impl<'a> Searcher<'a> {
                     if pv_node {
                         r -= 1;
                     }
-                    if self.features.improving && !improving {
+                    if worsening {
                         r += 1;
                     }
                     r = r.clamp(0, new_depth - 1);
