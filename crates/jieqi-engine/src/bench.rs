@@ -199,6 +199,11 @@ mod tests {
                 // Acts only between threads; the bench has one (tested in `search`).
                 continue;
             }
+            if *name == "Use KeepHistory" {
+                // Acts between searches; the bench starts each afresh (tested in
+                // `engine`).
+                continue;
+            }
             let mut f = Features::default();
             *flag(&mut f) = false;
             let n = nodes(f);

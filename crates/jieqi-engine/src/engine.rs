@@ -12,7 +12,7 @@ use crate::busy::Busy;
 use crate::eval::Params;
 use crate::features::Features;
 use crate::search::tunables::{ASPIRATION_DELTA, ASPIRATION_MAX_DELTA, ASPIRATION_MIN_DEPTH};
-use crate::search::{INF, MATE, MATE_BOUND, MAX_PLY, RootMove, Searcher, Shared};
+use crate::search::{Histories, INF, MATE, MATE_BOUND, MAX_PLY, RootMove, Searcher, Shared};
 use crate::time::budget;
 use crate::tt::Tt;
 
@@ -210,6 +210,8 @@ pub struct Engine {
     pondering: Arc<AtomicBool>,
     params: Arc<Params>,
     rng: u64,
+    /// Per search thread, the histories its last search learnt (`Use KeepHistory`).
+    histories: Vec<Histories>,
 }
 
 impl Engine {
@@ -226,6 +228,7 @@ impl Engine {
             pondering: Arc::new(AtomicBool::new(false)),
             params: Arc::new(Params::default()),
             rng: seed | 1,
+            histories: Vec::new(),
         }
     }
 
@@ -272,6 +275,7 @@ impl Engine {
     /// Forgets what earlier searches learnt (a new game).
     pub fn new_game(&mut self) {
         self.tt.clear();
+        self.histories.clear();
     }
 
     /// Searches `pos` (the engine's own view: it never sees a deal). `history` is the
@@ -339,17 +343,31 @@ impl Engine {
         let mut judge = history.clone();
         judge.set_rules(self.options.rules);
         let history = &judge;
-        let (roots, depth) = std::thread::scope(|scope| {
-            for _ in 1..threads {
-                let shared = &shared;
-                let pos = pos.clone();
-                scope.spawn(move || {
-                    let mut s = Searcher::new(pos, history, shared, params, false, start, b, None);
-                    s.features = features;
-                    iterate(&mut s, MAX_PLY as u32 - 10, 1, None, infinite, only);
-                    s.flush_nodes();
-                });
-            }
+        // The histories of the previous search, one per thread, if they are kept.
+        let mut kept = if features.keep_history {
+            std::mem::take(&mut self.histories)
+        } else {
+            Vec::new()
+        };
+        kept.resize_with(threads, Histories::new);
+        let mut kept = kept.into_iter();
+        let main_histories = kept.next().expect("one thread at least");
+        let (roots, depth, learnt) = std::thread::scope(|scope| {
+            let helpers: Vec<_> = kept
+                .map(|histories| {
+                    let shared = &shared;
+                    let pos = pos.clone();
+                    scope.spawn(move || {
+                        let mut s =
+                            Searcher::new(pos, history, shared, params, false, start, b, None);
+                        s.features = features;
+                        s.histories = histories;
+                        iterate(&mut s, MAX_PLY as u32 - 10, 1, None, infinite, only);
+                        s.flush_nodes();
+                        s.histories
+                    })
+                })
+                .collect();
             let mut s = Searcher::new(
                 pos.clone(),
                 history,
@@ -361,7 +379,8 @@ impl Engine {
                 limits.nodes,
             );
             s.features = features;
-            let out = iterate(&mut s, max_depth, multipv, Some(info), infinite, only);
+            s.histories = main_histories;
+            let (roots, depth) = iterate(&mut s, max_depth, multipv, Some(info), infinite, only);
             s.flush_nodes();
             // An infinite or ponder search reports only once told to stop.
             while (infinite || shared.pondering.load(Ordering::Relaxed))
@@ -370,8 +389,17 @@ impl Engine {
                 std::thread::sleep(Duration::from_millis(1));
             }
             done.store(true, Ordering::Relaxed);
-            out
+            let mut learnt = vec![s.histories];
+            learnt.extend(
+                helpers
+                    .into_iter()
+                    .map(|h| h.join().unwrap_or_else(|_| Histories::new())),
+            );
+            (roots, depth, learnt)
         });
+        if features.keep_history {
+            self.histories = learnt;
+        }
         let total_nodes = nodes.load(Ordering::Relaxed);
         let lines = multipv.min(roots.len());
         let mut chosen = 0;
@@ -523,5 +551,36 @@ fn report(
             hashfull: s.tt_hashfull(),
             pv: r.pv.clone(),
         });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use jieqi_core::RuleSet;
+
+    /// Searches the first bench middlegame to depth 4 with `engine`.
+    fn search_middlegame(engine: &mut Engine) {
+        let pos = Position::from_fen(crate::bench::MIDDLEGAMES[0]).expect("a legal position");
+        let judge = Judge::new(RuleSet::STANDARD, &pos);
+        engine
+            .search(&pos, &Limits::depth(4), &judge)
+            .expect("a legal move");
+    }
+
+    #[test]
+    fn histories_are_kept_between_searches_until_a_new_game() {
+        let mut engine = Engine::new(Options::default());
+        search_middlegame(&mut engine);
+        assert_eq!(engine.histories.len(), 1);
+        assert!(!engine.histories[0].is_empty());
+        engine.new_game();
+        assert!(engine.histories.is_empty());
+
+        let mut options = Options::default();
+        options.features.keep_history = false;
+        let mut engine = Engine::new(options);
+        search_middlegame(&mut engine);
+        assert!(engine.histories.is_empty());
     }
 }

@@ -49,6 +49,9 @@ pub struct Features {
     /// The improving flag: a side whose static evaluation rose since its previous
     /// move is pruned less (reverse futility, late-move pruning) and reduced less.
     pub improving: bool,
+    /// The histories of quiet moves are kept from one search to the next of a game
+    /// (per thread; `ucinewgame` forgets them); off: each search starts afresh.
+    pub keep_history: bool,
 }
 
 impl Default for Features {
@@ -71,6 +74,7 @@ impl Default for Features {
             abdada: true,
             chance_windows: true,
             improving: true,
+            keep_history: true,
         }
     }
 }
@@ -97,6 +101,7 @@ pub const OPTIONS: &[(&str, Flag)] = &[
     ("Use ABDADA", |f| &mut f.abdada),
     ("Use ChanceWindows", |f| &mut f.chance_windows),
     ("Use Improving", |f| &mut f.improving),
+    ("Use KeepHistory", |f| &mut f.keep_history),
 ];
 
 impl Features {

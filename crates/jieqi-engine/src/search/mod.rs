@@ -47,7 +47,8 @@
 //! # Other features
 //! Iterative deepening with aspiration windows, a shared transposition table, quiescence
 //! search over captures (and check evasions near the horizon), move ordering by hash
-//! move, MVV-LVA, killers and history, check extension, null-move pruning, reverse
+//! move, MVV-LVA, killers and history (kept from one search of a game to the next),
+//! check extension, null-move pruning, reverse
 //! futility pruning, late-move pruning and reductions (all less eager for a side
 //! whose static evaluation improved since its last move: the improving flag),
 //! mate-distance pruning, and repetition
@@ -98,7 +99,8 @@ mod tests;
 pub(crate) mod tunables;
 
 pub use chance::reveal_outcomes;
-use ordering::{History, pick_best};
+pub use ordering::Histories;
+use ordering::pick_best;
 use pruning::{LmrTable, futility_margin, lmp_count, null_move_reduction, reverse_futility_margin};
 use stack::Stack;
 use tunables::{
@@ -171,8 +173,9 @@ pub struct Searcher<'a> {
     /// The game's positions then the searched line's, as the rules judge them (keys,
     /// checks, perpetual streaks); the current position last.
     judge: Judge,
-    /// The history of quiet moves, for ordering.
-    history: Box<History>,
+    /// The histories of quiet moves, for ordering (the engine may hand in those of
+    /// its previous search).
+    pub histories: Histories,
     /// Per ply of the searched line: killers, static evaluation, principal variation.
     stack: Stack,
     /// Deepest ply reached.
@@ -257,10 +260,7 @@ impl<'a> Searcher<'a> {
             budget,
             node_limit,
             judge,
-            history: vec![[0i32; 8100]; 2]
-                .into_boxed_slice()
-                .try_into()
-                .expect("two history tables"),
+            histories: Histories::new(),
             stack: Stack::new(),
             seldepth: 0,
             aborted: false,

@@ -15,6 +15,42 @@ const SQUARES: usize = 90;
 /// The history of moves' success, per colour and (from, to).
 pub(super) type History = [[i32; SQUARES * SQUARES]; 2];
 
+/// What a search thread learns about quiet moves: kept from one search to the next
+/// of a game when `Use KeepHistory` is on (a new game forgets it).
+pub struct Histories {
+    /// By colour, origin and destination.
+    quiet: Box<History>,
+}
+
+impl Histories {
+    /// Empty tables (allocated zeroed, so cheap until used).
+    pub fn new() -> Histories {
+        Histories {
+            quiet: vec![[0i32; SQUARES * SQUARES]; 2]
+                .into_boxed_slice()
+                .try_into()
+                .expect("two history tables"),
+        }
+    }
+
+    /// Whether nothing was learnt yet: every score is zero.
+    pub fn is_empty(&self) -> bool {
+        self.quiet.iter().flatten().all(|&h| h == 0)
+    }
+}
+
+impl Default for Histories {
+    fn default() -> Histories {
+        Histories::new()
+    }
+}
+
+/// Adds `bonus` to the history score `h`, less the more `h` already has of it (the
+/// scores stay within ±[`HISTORY_LIMIT`]).
+fn apply_bonus(h: i32, bonus: i32) -> i32 {
+    h + bonus - h * bonus.abs() / HISTORY_LIMIT
+}
+
 /// The index of `m` in a [`History`] table.
 fn move_index(m: Move) -> usize {
     m.from.index() * SQUARES + m.to.index()
@@ -49,7 +85,6 @@ impl Searcher<'_> {
         ply: usize,
         scores: &mut [i32],
     ) {
-        let us = self.pos.turn().index();
         let b = self.pos.board();
         for (i, &m) in moves.iter().enumerate() {
             scores[i] = if Some(m) == tt_move {
@@ -61,12 +96,18 @@ impl Searcher<'_> {
                 FIRST_KILLER_SCORE
             } else if self.features.killers && Some(m) == self.stack[ply].killers[1] {
                 SECOND_KILLER_SCORE
-            } else if self.features.history {
-                self.history[us][move_index(m)]
             } else {
-                0
+                self.quiet_score(m)
             };
         }
+    }
+
+    /// The history score of the quiet move `m`.
+    fn quiet_score(&self, m: Move) -> i32 {
+        if !self.features.history {
+            return 0;
+        }
+        self.histories.quiet[self.pos.turn().index()][move_index(m)]
     }
 
     /// Adds `bonus` (a malus if negative) to the history of the quiet move `m` of the
@@ -76,7 +117,7 @@ impl Searcher<'_> {
             return;
         }
         let us = self.pos.turn().index();
-        let h = &mut self.history[us][move_index(m)];
-        *h += bonus - *h * bonus.abs() / HISTORY_LIMIT;
+        let h = &mut self.histories.quiet[us][move_index(m)];
+        *h = apply_bonus(*h, bonus);
     }
 }
