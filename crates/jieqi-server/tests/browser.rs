@@ -18,42 +18,6 @@ use serde_json::{Value, json};
 mod webdriver;
 use webdriver::*;
 
-/// Play one move by clicking: one of our pieces that has destinations, then the first
-/// destination. Prefers `prefer` (from, to) when it is legal.
-fn click_a_move(b: &Browser, prefer: Option<(&str, &str)>) -> (String, String) {
-    if let Some((from, to)) = prefer {
-        b.click(&format!(".piece[data-sq='{from}']"));
-        let sel = format!(".dest[data-sq='{to}']");
-        if b.find(&sel).is_some() {
-            b.click(&sel);
-            return (from.to_string(), to.to_string());
-        }
-    }
-    let ours = b.script(
-        "const mine = document.querySelector('.board-box').dataset.turn;
-         return [...document.querySelectorAll('svg.board .piece.' + mine)].map(e => e.dataset.sq);",
-        json!([]),
-    );
-    for sq in ours.as_array().expect("squares") {
-        let sq = sq.as_str().expect("square");
-        b.click(&format!(".piece[data-sq='{sq}']"));
-        let dests = b.script(
-            "return [...document.querySelectorAll('.dest')].map(e => e.dataset.sq);",
-            json!([]),
-        );
-        if let Some(to) = dests
-            .as_array()
-            .and_then(|d| d.first())
-            .and_then(Value::as_str)
-        {
-            let to = to.to_string();
-            b.click(&format!(".dest[data-sq='{to}']"));
-            return (sq.to_string(), to);
-        }
-    }
-    b.fail("no piece of ours has a legal move")
-}
-
 /// Play one move by dragging a piece onto a destination (WebDriver pointer actions).
 fn drag_a_move(b: &Browser) -> (String, String) {
     let ours = b.script(

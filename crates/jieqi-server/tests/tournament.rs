@@ -673,8 +673,13 @@ async fn a_loss_on_time_flows_into_the_event() {
     let (game, red_tok) = seat(&links[r as usize]);
     let (_, black_tok) = seat(&links[b as usize]);
     let (mut red, _) = join(addr, &game, Some(&red_tok)).await;
-    let (_black, s) = join(addr, &game, Some(&black_tok)).await;
+    let (mut black, s) = join(addr, &game, Some(&black_tok)).await;
     assert_eq!(s["d"]["status"], "live");
+    // A tournament game cannot be aborted.
+    red.send("abort", Value::Null, None).await.unwrap();
+    expect_error(&mut red, "not_abortable").await;
+    // After both first moves Red's clock runs, and he lets his step time pass.
+    first_moves(&mut red, &mut black).await;
     let end = red
         .recv_until("end", Duration::from_secs(20))
         .await
