@@ -180,20 +180,19 @@ fn play_the_engine_in_chromium() {
         "commitment shown: {commitment}"
     );
 
-    // Our clock runs (局时 counts down locally), the engine's does not.
+    // No clock runs before our first move: the first-move countdown does, and Abort
+    // stands where Resign will be (docs/server.md, "Game start").
+    b.wait_for("#first-move[data-color=red]");
+    b.wait_for("#abort");
+    assert!(b.find("#resign").is_none(), "Abort replaces Resign");
     let black_clock = b.text("#clock-black .game-time");
     let red_clock = b.text("#clock-red .game-time");
-    b.wait(
-        "Red's clock to tick",
-        "return document.querySelector('#clock-red .game-time').textContent !== arguments[0];",
-        json!([red_clock]),
-        WAIT,
-    );
-    assert_eq!(b.text("#clock-black .game-time"), black_clock);
-    assert!(
-        black_clock.ends_with("10:00"),
-        "Black's clock: {black_clock}"
-    );
+    for clock in [&black_clock, &red_clock] {
+        assert!(
+            clock.ends_with("10:00"),
+            "a clock before the first moves: {clock}"
+        );
+    }
 
     // First move: the face-down pawn on a3 steps to a4 and is revealed.
     let (_, to) = click_a_move(&b, Some(("a3", "a4")));
@@ -218,6 +217,18 @@ fn play_the_engine_in_chromium() {
 
     // The engine replies.
     wait_plies(&b, 2);
+
+    // From Black's first move on our clock runs (局时 counts down locally), the
+    // engine's does not; Resign replaces Abort.
+    b.wait(
+        "Red's clock to tick",
+        "return document.querySelector('#clock-red .game-time').textContent !== arguments[0];",
+        json!([red_clock]),
+        WAIT,
+    );
+    assert_eq!(b.text("#clock-black .game-time"), black_clock);
+    b.wait_for("#resign");
+    assert!(b.find("#abort").is_none(), "too late to abort");
 
     // The lobby leads back to our unfinished game (the seat link is remembered).
     b.goto(&format!("{base}/"));

@@ -108,7 +108,7 @@ fn spectator_and_player_chat() {
         "a guest spectator is named as such: {who}"
     );
     let injected = c.script(
-        "return [document.querySelectorAll('#chat img, #chat b').length, document.body.dataset.pwned || null];",
+        "return [document.querySelectorAll('#chat-lines img, #chat-lines b, #chat img').length, document.body.dataset.pwned || null];",
         json!([]),
     );
     assert_eq!(injected, json!([0, null]), "markup stays text");
