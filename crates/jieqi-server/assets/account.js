@@ -165,7 +165,8 @@ export function showProfile(main, name) {
         h('span', { class: 'when' }, new Date(g.updated_ms).toLocaleDateString()),
         h('span', { class: 'players' }, t(g.color), ' ', t('vs'), ' ', seatLink(opp, { class: 'opponent' })),
         h('span', { class: 'info' }, `${g.category ? t(g.category) : t('none')} · ${g.time} · ${g.rated ? t('rated') : t('casual')}`),
-        h('span', { class: 'outcome' }, `${t(g.result_for_player === 'win' ? 'won' : g.result_for_player === 'loss' ? 'lost' : 'drew')} · ${resultText(g.result, g.reason)}`),
+        h('span', { class: 'outcome' }, g.result_for_player === 'aborted' ? resultText(g.result, g.reason)
+          : `${t(g.result_for_player === 'win' ? 'won' : g.result_for_player === 'loss' ? 'lost' : 'drew')} · ${resultText(g.result, g.reason)}`),
         change === null ? null : h('span', { class: 'rating-change' }, `${g.rating_after} (${change >= 0 ? '+' : ''}${change})`),
         h('a', { href: `/replay/${g.id}`, class: 'button replay' }, t('replay')));
     }) : [];

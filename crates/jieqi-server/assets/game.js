@@ -6,6 +6,7 @@ import { h, api, fmtClock, verifyCommitment, recall, remember, rememberSeat, myG
 import { BoardView, miniPiece, dealMap } from './board.js';
 import { parseBoard, boardsBefore, chineseMove, wxfMove, pieceChar } from './notation.js';
 import { seatName } from './account.js';
+import { ChatPanel } from './chat.js';
 
 const ROLES = ['R', 'N', 'B', 'A', 'C', 'P'];
 const STATE_CHANGES = new Set(['move', 'end', 'draw', 'rematch']);
@@ -182,7 +183,10 @@ export function showGame(main, id, token) {
   const tooltip = h('div', { class: 'tooltip hidden', id: 'odds' });
   const side = h('div', { class: 'side' });
   const banner = h('div', { class: 'banner hidden', id: 'conn' });
-  main.replaceChildren(h('div', { class: 'game-page' }, banner, h('div', { class: 'board-wrap' }, boardBox, tooltip), side));
+  // The chat panel lives beside the redrawn side panel, so a redraw keeps what is typed.
+  const chat = new ChatPanel((type, d) => send(type, d));
+  main.replaceChildren(h('div', { class: 'game-page' }, banner, h('div', { class: 'board-wrap' }, boardBox, tooltip),
+    h('div', { class: 'side-col' }, side, chat.el)));
 
   const view = new BoardView(boardBox, {
     onMove: (uci) => send('move', { uci }, v),
@@ -241,7 +245,16 @@ export function showGame(main, id, token) {
       receivedAt = performance.now();
       presenceAt = receivedAt;
       pendingAnim = null;
+      chat.update(d.chat, d.you);
       render();
+      return;
+    }
+    if (msg.t === 'chat') {
+      chat.add(d);
+      return;
+    }
+    if (msg.t === 'error' && d.in === 'chat') {
+      chat.showError(d.message || d.code);
       return;
     }
     if (msg.t === 'error') {
@@ -279,7 +292,7 @@ export function showGame(main, id, token) {
     if (msg.t === 'move') {
       receivedAt = performance.now(); // the clock in this event is as of now
       st.moves.push(d.ply);
-      for (const k of ['fen', 'turn', 'check', 'pools', 'legal', 'clock', 'status', 'draw_offer']) {
+      for (const k of ['fen', 'turn', 'check', 'pools', 'legal', 'clock', 'status', 'draw_offer', 'abortable', 'first_move']) {
         if (k in d) st[k] = d[k];
       }
       pendingAnim = { from: d.ply.from, to: d.ply.to, reveal: d.ply.reveal };
@@ -290,6 +303,8 @@ export function showGame(main, id, token) {
       st.status = 'finished';
       st.legal = [];
       st.draw_offer = null;
+      st.abortable = false;
+      st.first_move = null;
       if (st.clock) {
         freezeClock();
         st.clock.running = null;
@@ -378,7 +393,14 @@ export function showGame(main, id, token) {
     const mine = st.you === st.turn;
     let text = st.you === 'spectator' ? `${t(st.turn)} ${t('toMove')}` : mine ? t('yourTurn') : t('theirTurn');
     if (st.check) text += ` · ${t('check')}`;
-    return h('div', { class: `status${mine ? ' mine' : ''}${st.check ? ' in-check' : ''}`, id: 'status' }, text);
+    return h('div', {},
+      h('div', { class: `status${mine ? ' mine' : ''}${st.check ? ' in-check' : ''}`, id: 'status' }, text),
+      st.first_move ? h('div', { class: 'first-move', id: 'first-move', dataset: { color: st.first_move.color } }, '') : null);
+  }
+
+  // Before both first moves a player may abort (no result); the server says when.
+  function abortButton() {
+    return h('button', { type: 'button', id: 'abort', class: 'danger', onclick: () => send('abort') }, t('abort'));
   }
 
   function actions() {
@@ -386,8 +408,10 @@ export function showGame(main, id, token) {
     const me = st.you;
     const them = me === 'red' ? 'black' : 'red';
     const btns = [];
+    if (st.status === 'waiting' && st.abortable) btns.push(abortButton());
+    if (st.status === 'live' && st.abortable) btns.push(abortButton());
     if (st.status === 'live') {
-      btns.push(h('button', {
+      if (!st.abortable) btns.push(h('button', {
         type: 'button',
         id: 'resign',
         class: resignArmed ? 'danger armed' : 'danger',
@@ -510,6 +534,12 @@ export function showGame(main, id, token) {
   }
 
   function tick() {
+    const fm = side.querySelector('#first-move');
+    if (fm && st && st.first_move) {
+      const left = Math.max(0, st.first_move.left_ms - (performance.now() - receivedAt));
+      const key = st.first_move.color === 'red' ? 'firstMoveRed' : 'firstMoveBlack';
+      fm.textContent = t(key).replace('{s}', String(Math.ceil(left / 1000)));
+    }
     if (!st || !st.clock) return;
     const c = st.clock;
     const elapsed = performance.now() - receivedAt;
@@ -573,6 +603,7 @@ export function showGame(main, id, token) {
     e.preventDefault();
   });
   onLangChange(() => {
+    chat.draw();
     render();
     if (!connected && st) banner.textContent = t('reconnecting');
   });

@@ -377,6 +377,8 @@ export function onLangChange(f) {
 
 /** Text for a game result and reason, e.g. "红胜 · 将死". */
 export function resultText(result, reason) {
+  // An aborted game (result `*`) has no result to name.
+  if (result === '*') return t('aborted');
   let head = result;
   if (result === '1-0') head = t('redWins');
   else if (result === '0-1') head = t('blackWins');

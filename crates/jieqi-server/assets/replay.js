@@ -7,6 +7,7 @@ import { BoardView, dealMap } from './board.js';
 import { boardsBefore } from './notation.js';
 import { moveTexts, notationSwitch, moveTable, commitmentBox, notationMode, poolView } from './game.js';
 import { seatName } from './account.js';
+import { replayChat } from './chat.js';
 
 const ROLE_OF = (letter) => letter.toUpperCase();
 
@@ -141,6 +142,7 @@ export async function showReplay(main, id) {
             f === 'pgn' ? 'PGN' : 'JieqiBox JSON')))
         : null,
       commitmentBox(data.commitment, { deal: data.deal, salt: data.salt, commitment: data.commitment }),
+      replayChat(data.chat),
       h('a', { href: '/' }, t('backToLobby')),
     ].filter(Boolean));
     const cur = side.querySelector('td.current');

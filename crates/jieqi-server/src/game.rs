@@ -33,6 +33,7 @@ enum Cmd {
     Join {
         conn: ConnId,
         token: Option<String>,
+        user: Option<String>,
         outbox: Outbox,
         reply: oneshot::Sender<Result<Viewer, ProtoError>>,
     },
@@ -73,17 +74,19 @@ impl GameHandle {
         answer.await.map_err(|_| Gone)
     }
 
-    /// Joins connection `conn` with a seat token (or as a spectator); its messages go
-    /// to `outbox`. As whom it joined, or why not.
+    /// Joins connection `conn` of account `user` (if logged in) with a seat token (or
+    /// as a spectator); its messages go to `outbox`. As whom it joined, or why not.
     pub async fn join(
         &self,
         conn: ConnId,
         token: Option<String>,
+        user: Option<String>,
         outbox: Outbox,
     ) -> Result<Result<Viewer, ProtoError>, Gone> {
         self.ask(|reply| Cmd::Join {
             conn,
             token,
+            user,
             outbox,
             reply,
         })
@@ -208,12 +211,13 @@ impl Shell {
             Cmd::Join {
                 conn,
                 token,
+                user,
                 outbox,
                 reply,
             } => {
                 self.outboxes.insert(conn, outbox);
                 self.reply = ReplyTo::Joined(conn, reply);
-                Input::Join { conn, token }
+                Input::Join { conn, token, user }
             }
             Cmd::ClaimInvite {
                 invite,
@@ -235,6 +239,12 @@ impl Shell {
     async fn input(&mut self, input: Input) {
         let private = self.shared.tournaments.is_private(self.room.id());
         self.room.set_private(private);
+        let tournament = self
+            .shared
+            .tournaments
+            .event_of_game(self.room.id())
+            .is_some();
+        self.room.set_tournament(tournament);
         let fx = self.room.handle(input, Now::real());
         self.execute(fx).await;
     }

@@ -18,10 +18,11 @@ use serde_json::json;
 use crate::accounts::routes::current_user;
 use crate::clock::TimeControl;
 use crate::knowledge::{self, PlyOut};
+use crate::protocol::out::ChatOut;
 use crate::rating::Category;
 use crate::request::{self, BodyError};
 use crate::room::{ClaimRefused, invite_url, replay_stored};
-use crate::store::{ListKind, StoreError, Summary};
+use crate::store::{GameEnd, ListKind, StoreError, Summary};
 use crate::{GameOptions, Shared, assets, util, ws};
 
 /// Every failure of the HTTP API, as a status and a JSON body.
@@ -177,7 +178,14 @@ async fn asset(Path(path): Path<String>) -> Response {
     }
 }
 
-async fn upgrade(State(shared): State<Arc<Shared>>, ws: WebSocketUpgrade) -> Response {
+async fn upgrade(
+    State(shared): State<Arc<Shared>>,
+    headers: HeaderMap,
+    ws: WebSocketUpgrade,
+) -> Response {
+    // The account only names a spectator in the chat (seats act through their
+    // tokens); a failed lookup leaves him a guest.
+    let user = current_user(&shared, &headers).await.ok().flatten();
     // Small buffers: messages are small, and the defaults (128 KiB each way) would
     // cost a quarter of a megabyte per idle connection.
     ws.max_message_size(ws::MAX_FRAME_BYTES)
@@ -185,7 +193,7 @@ async fn upgrade(State(shared): State<Arc<Shared>>, ws: WebSocketUpgrade) -> Res
         .read_buffer_size(4 * 1024)
         .write_buffer_size(0)
         .max_write_buffer_size(ws::MAX_FRAME_BYTES * 4)
-        .on_upgrade(move |socket| ws::serve_socket(socket, shared))
+        .on_upgrade(move |socket| ws::serve_socket(socket, shared, user))
 }
 
 async fn health(State(shared): State<Arc<Shared>>) -> Json<serde_json::Value> {
@@ -420,8 +428,8 @@ pub fn game_summary(s: &Summary) -> GameSummary {
         plies: s.plies,
         created_ms: s.created_ms,
         updated_ms: s.updated_ms,
-        result: s.finish.map(|f| f.outcome.result_str()),
-        reason: s.finish.map(|f| f.outcome.reason().name()),
+        result: s.finish.map(|f| f.end.result_str()),
+        reason: s.finish.map(|f| f.end.reason_name()),
         rated: s.rated,
         category: Category::of_text(&s.time).map(Category::name),
     }
@@ -513,7 +521,8 @@ async fn finished_game(
         return Err(ApiError::NotFinished);
     }
     let (game, metas, _) = replay_stored(&stored)?;
-    if game.outcome().is_none() {
+    let aborted = stored.finish.is_some_and(|f| f.end == GameEnd::Aborted);
+    if game.outcome().is_none() && !aborted {
         return Err(ApiError::NotFinished);
     }
     Ok((stored, game, metas))
@@ -530,6 +539,8 @@ struct ReplayResp {
     end: knowledge::EndOut,
     moves: Vec<PlyOut>,
     fens: Vec<String>,
+    /// Both chat rooms, in order: a finished game's chat is public.
+    chat: Vec<ChatOut>,
 }
 
 async fn replay(
@@ -538,8 +549,22 @@ async fn replay(
 ) -> Result<Response, ApiError> {
     let (stored, game, metas) = finished_game(&shared, &id).await?;
     let s = load_summary(&shared, &id).await?;
-    let end = knowledge::end_out(&game, &stored.new.salt, &stored.new.commitment)
-        .ok_or(ApiError::NotFinished)?;
+    let end = match game.outcome() {
+        Some(_) => knowledge::end_out(&game, &stored.new.salt, &stored.new.commitment)
+            .ok_or(ApiError::NotFinished)?,
+        None => knowledge::aborted_end_out(&game, &stored.new.salt, &stored.new.commitment),
+    };
+    let chat = stored
+        .chat
+        .iter()
+        .map(|l| ChatOut {
+            room: l.room.name(),
+            color: l.color.map(Color::name),
+            name: l.user.clone(),
+            text: l.text.clone(),
+            at_ms: l.at_ms,
+        })
+        .collect();
     let referee = game.view(Viewer::Referee);
     let fens = (1..=game.plies().len())
         .map(|n| referee.position_after(n).fen())
@@ -554,6 +579,7 @@ async fn replay(
         moves: knowledge::plies_for(&game, Viewer::Referee, &metas),
         fens,
         end,
+        chat,
     };
     Ok(Json(resp).into_response())
 }

@@ -271,7 +271,7 @@ impl std::fmt::Debug for LegalOut {
 /// The end of the game: public to everyone.
 #[derive(Clone, Debug, Serialize, PartialEq, Eq)]
 pub struct EndOut {
-    /// `1-0`, `0-1`, `1/2-1/2`.
+    /// `1-0`, `0-1`, `1/2-1/2`, or `*` for an aborted game.
     pub result: &'static str,
     /// Winner.
     pub winner: Option<&'static str>,
@@ -304,6 +304,30 @@ impl EndOut {
         self.commitment_ok = false;
         self.withheld = true;
         self
+    }
+}
+
+/// The end of an aborted game (result `*`, reason `aborted`). An aborted game is over
+/// like any finished one, so its deal is public too; the caller says it was aborted
+/// (the referee's game has no outcome, so [`end_out`] would give nothing).
+pub fn aborted_end_out(game: &Game, salt: &str, commitment: &str) -> EndOut {
+    let deal = game.deal();
+    EndOut {
+        result: "*",
+        winner: None,
+        reason: "aborted",
+        text: "Game aborted".to_string(),
+        deal: deal.to_string(),
+        salt: salt.to_string(),
+        commitment: commitment.to_string(),
+        commitment_ok: deal.verify_commitment(salt, commitment),
+        moves: game
+            .view(Viewer::Referee)
+            .moves()
+            .iter()
+            .map(ToString::to_string)
+            .collect(),
+        withheld: false,
     }
 }
 

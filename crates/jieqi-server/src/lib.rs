@@ -9,6 +9,7 @@
 
 pub mod accounts;
 pub mod assets;
+pub mod chat;
 pub mod client;
 pub mod clock;
 pub mod engine;
@@ -106,6 +107,29 @@ pub struct Limits {
     pub login_window: Duration,
     /// Accounts created from one address per hour.
     pub signups_per_address_hour: usize,
+    /// Game start and chat: the first-move window and the chat limits
+    /// (docs/server.md, "Game start", "Chat").
+    pub game_start_and_chat: GameStartAndChat,
+}
+
+/// The limits of a game's start and of its chat (a part of [`Limits`]).
+#[derive(Clone, Debug)]
+pub struct GameStartAndChat {
+    /// Time a player has for his first move; past it the game is aborted (a
+    /// tournament game: lost).
+    pub first_move: Duration,
+    /// The chat's limits.
+    pub chat: chat::ChatLimits,
+}
+
+impl Default for GameStartAndChat {
+    fn default() -> GameStartAndChat {
+        let room = room::RoomLimits::default();
+        GameStartAndChat {
+            first_move: room.first_move,
+            chat: room.chat,
+        }
+    }
 }
 
 impl Default for Limits {
@@ -122,6 +146,7 @@ impl Default for Limits {
             login_failures_per_address: 20,
             login_window: Duration::from_secs(15 * 60),
             signups_per_address_hour: 10,
+            game_start_and_chat: GameStartAndChat::default(),
         }
     }
 }
@@ -412,6 +437,8 @@ impl Shared {
             finish: None,
             rematch: None,
             updated_ms: util::now_ms(),
+            chat: Vec::new(),
+            mutes: ByColor::default(),
         };
         self.spawn_game(stored, None)?;
         Ok(Created {
@@ -431,8 +458,12 @@ impl Shared {
         let id = stored.new.id.clone();
         let (entry, fresh) = self.registry.insert(&id, handle);
         if fresh {
-            let abandon_ms = self.config.abandon_ms;
-            match Room::from_stored(stored, rematch_tokens, abandon_ms, Now::real()) {
+            let limits = room::RoomLimits {
+                abandon_ms: self.config.abandon_ms,
+                first_move: self.limits.game_start_and_chat.first_move,
+                chat: self.limits.game_start_and_chat.chat.clone(),
+            };
+            match Room::from_stored(stored, rematch_tokens, limits, Now::real()) {
                 Ok(room) => game::spawn_on(Arc::clone(self), room, task),
                 Err(e) => {
                     self.registry.remove(&id);

@@ -72,6 +72,8 @@ struct Session {
     game: Option<GameHandle>,
     /// The game joined and as whom (for the log: never the token).
     joined: Option<(String, Viewer)>,
+    /// The account of the connection's session, if logged in.
+    user: Option<String>,
 }
 
 /// Whether a read failed because the message was over the size limits.
@@ -82,7 +84,7 @@ fn is_too_big(e: &axum::Error) -> bool {
 }
 
 /// Serves one WebSocket until it closes or the server stops.
-pub async fn serve_socket(socket: WebSocket, shared: Arc<Shared>) {
+pub async fn serve_socket(socket: WebSocket, shared: Arc<Shared>, user: Option<String>) {
     shared.conn_opened();
     let conn = shared.next_conn_id();
     let opened = Instant::now();
@@ -95,6 +97,7 @@ pub async fn serve_socket(socket: WebSocket, shared: Arc<Shared>) {
         outbox,
         game: None,
         joined: None,
+        user,
     };
     let stop = Shared::stopped(shared.stop_signal());
     tokio::pin!(stop);
@@ -270,7 +273,12 @@ impl Session {
                         }
                     };
                     let answer = handle
-                        .join(self.conn, token.clone(), self.outbox.clone())
+                        .join(
+                            self.conn,
+                            token.clone(),
+                            self.user.clone(),
+                            self.outbox.clone(),
+                        )
                         .await;
                     return match answer {
                         Err(_gone) => {

@@ -111,7 +111,15 @@ fn two_players_sign_up_play_rated_and_see_their_ratings() {
         );
     }
 
+    // Both make a first move (before that the page offers Abort, not Resign); then
     // Bob resigns (two clicks: arm, confirm); both see the end.
+    a.wait_for("#abort");
+    assert!(a.find("#resign").is_none(), "Abort replaces Resign");
+    a.wait_for("#status.mine");
+    click_a_move(&a, None);
+    b.wait_for("#status.mine");
+    click_a_move(&b, None);
+    b.wait_for("#resign");
     b.click("#resign");
     b.click("#resign");
     for who in [&a, &b] {

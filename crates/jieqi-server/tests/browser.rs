@@ -18,42 +18,6 @@ use serde_json::{Value, json};
 mod webdriver;
 use webdriver::*;
 
-/// Play one move by clicking: one of our pieces that has destinations, then the first
-/// destination. Prefers `prefer` (from, to) when it is legal.
-fn click_a_move(b: &Browser, prefer: Option<(&str, &str)>) -> (String, String) {
-    if let Some((from, to)) = prefer {
-        b.click(&format!(".piece[data-sq='{from}']"));
-        let sel = format!(".dest[data-sq='{to}']");
-        if b.find(&sel).is_some() {
-            b.click(&sel);
-            return (from.to_string(), to.to_string());
-        }
-    }
-    let ours = b.script(
-        "const mine = document.querySelector('.board-box').dataset.turn;
-         return [...document.querySelectorAll('svg.board .piece.' + mine)].map(e => e.dataset.sq);",
-        json!([]),
-    );
-    for sq in ours.as_array().expect("squares") {
-        let sq = sq.as_str().expect("square");
-        b.click(&format!(".piece[data-sq='{sq}']"));
-        let dests = b.script(
-            "return [...document.querySelectorAll('.dest')].map(e => e.dataset.sq);",
-            json!([]),
-        );
-        if let Some(to) = dests
-            .as_array()
-            .and_then(|d| d.first())
-            .and_then(Value::as_str)
-        {
-            let to = to.to_string();
-            b.click(&format!(".dest[data-sq='{to}']"));
-            return (sq.to_string(), to);
-        }
-    }
-    b.fail("no piece of ours has a legal move")
-}
-
 /// Play one move by dragging a piece onto a destination (WebDriver pointer actions).
 fn drag_a_move(b: &Browser) -> (String, String) {
     let ours = b.script(
@@ -216,20 +180,19 @@ fn play_the_engine_in_chromium() {
         "commitment shown: {commitment}"
     );
 
-    // Our clock runs (局时 counts down locally), the engine's does not.
+    // No clock runs before our first move: the first-move countdown does, and Abort
+    // stands where Resign will be (docs/server.md, "Game start").
+    b.wait_for("#first-move[data-color=red]");
+    b.wait_for("#abort");
+    assert!(b.find("#resign").is_none(), "Abort replaces Resign");
     let black_clock = b.text("#clock-black .game-time");
     let red_clock = b.text("#clock-red .game-time");
-    b.wait(
-        "Red's clock to tick",
-        "return document.querySelector('#clock-red .game-time').textContent !== arguments[0];",
-        json!([red_clock]),
-        WAIT,
-    );
-    assert_eq!(b.text("#clock-black .game-time"), black_clock);
-    assert!(
-        black_clock.ends_with("10:00"),
-        "Black's clock: {black_clock}"
-    );
+    for clock in [&black_clock, &red_clock] {
+        assert!(
+            clock.ends_with("10:00"),
+            "a clock before the first moves: {clock}"
+        );
+    }
 
     // First move: the face-down pawn on a3 steps to a4 and is revealed.
     let (_, to) = click_a_move(&b, Some(("a3", "a4")));
@@ -254,6 +217,18 @@ fn play_the_engine_in_chromium() {
 
     // The engine replies.
     wait_plies(&b, 2);
+
+    // From Black's first move on our clock runs (局时 counts down locally), the
+    // engine's does not; Resign replaces Abort.
+    b.wait(
+        "Red's clock to tick",
+        "return document.querySelector('#clock-red .game-time').textContent !== arguments[0];",
+        json!([red_clock]),
+        WAIT,
+    );
+    assert_eq!(b.text("#clock-black .game-time"), black_clock);
+    b.wait_for("#resign");
+    assert!(b.find("#abort").is_none(), "too late to abort");
 
     // The lobby leads back to our unfinished game (the seat link is remembered).
     b.goto(&format!("{base}/"));

@@ -27,7 +27,9 @@ async fn engine_game_replies_resign_and_rematch() {
     };
     assert_eq!(s["d"]["status"], "live");
     assert_eq!(s["d"]["players"]["black"]["kind"], "engine");
-    assert_eq!(s["d"]["clock"]["running"], "red");
+    // No clock runs before a player's first move: a first-move window does.
+    assert_eq!(s["d"]["clock"]["running"], Value::Null);
+    assert_eq!(s["d"]["first_move"]["color"], "red");
     let mut legal: Vec<String> = serde_json::from_value(s["d"]["legal"].clone()).unwrap();
     for i in 0..3u64 {
         me.send("move", json!({"uci": legal[0]}), None)
@@ -35,7 +37,9 @@ async fn engine_game_replies_resign_and_rematch() {
             .unwrap();
         let mine = move_event(&mut me, 2 * i + 1).await;
         assert!(mine["d"]["legal"].as_array().unwrap().is_empty());
-        assert_eq!(mine["d"]["clock"]["running"], "black");
+        // The engine's first move is not timed either; then the clocks run.
+        let running = if i == 0 { Value::Null } else { json!("black") };
+        assert_eq!(mine["d"]["clock"]["running"], running);
         let reply = move_event(&mut me, 2 * i + 2).await;
         assert_eq!(reply["d"]["ply"]["color"], "black");
         legal = serde_json::from_value(reply["d"]["legal"].clone()).unwrap();
@@ -84,8 +88,10 @@ async fn step_time_runs_out_on_the_server() {
     let (mut black, _) = join(addr, &g.id, g.invite.as_deref()).await;
     let s = red.recv_until("state", WAIT).await.unwrap();
     assert_eq!(s["d"]["time"]["move_ms"], 5000);
+    first_moves(&mut red, &mut black).await;
+    let s = sync(&mut red).await;
     assert!(s["d"]["clock"]["move_left_ms"].as_u64().unwrap() <= 5000);
-    // Red does not move: after 5 s of step time the server ends the game.
+    // Red does not move again: after 5 s of step time the server ends the game.
     let end = black
         .recv_until("end", Duration::from_secs(15))
         .await

@@ -13,7 +13,7 @@ use std::time::Duration;
 use common::*;
 use jieqi_core::Deal;
 use jieqi_server::Server;
-use jieqi_server::client::http;
+use jieqi_server::client::{WsClient, http};
 use serde_json::{Value, json};
 
 async fn start_at(db: &Path) -> Server {
@@ -627,12 +627,10 @@ async fn an_unstarted_round_is_repaired_with_new_games() {
     server.shutdown().await;
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_loss_on_time_flows_into_the_event() {
-    let dir = tempfile::tempdir().unwrap();
-    let server = start_at(&dir.path().join("time.db")).await;
-    let addr = server.addr;
-    // Step time 5 s: Red never moves and loses on time, adjudicated by the game itself.
+/// A one-round, one-board Swiss event (1+0, step time 5 s) started on `server`, with
+/// both players joined to their game: the event id, Red's and Black's player ids and
+/// connections.
+async fn one_board_event(addr: SocketAddr) -> (String, u64, u64, WsClient, WsClient) {
     let created = ok(
         addr,
         "POST",
@@ -672,14 +670,54 @@ async fn a_loss_on_time_flows_into_the_event() {
     };
     let (game, red_tok) = seat(&links[r as usize]);
     let (_, black_tok) = seat(&links[b as usize]);
-    let (mut red, _) = join(addr, &game, Some(&red_tok)).await;
-    let (_black, s) = join(addr, &game, Some(&black_tok)).await;
+    let (red, _) = join(addr, &game, Some(&red_tok)).await;
+    let (black, s) = join(addr, &game, Some(&black_tok)).await;
     assert_eq!(s["d"]["status"], "live");
+    (id, r, b, red, black)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_loss_on_time_flows_into_the_event() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = start_at(&dir.path().join("time.db")).await;
+    let addr = server.addr;
+    let (id, _, b, mut red, mut black) = one_board_event(addr).await;
+    // A tournament game cannot be aborted.
+    red.send("abort", Value::Null, None).await.unwrap();
+    expect_error(&mut red, "not_abortable").await;
+    // After both first moves Red's clock runs, and he lets his step time (5 s) pass:
+    // a loss on time, adjudicated by the game itself.
+    first_moves(&mut red, &mut black).await;
     let end = red
         .recv_until("end", Duration::from_secs(20))
         .await
         .unwrap();
     assert_eq!(end["d"]["reason"], "time");
+    let v = wait_for(addr, &id, |v| v["finished"] == true).await;
+    assert_eq!(v["rounds"][0]["boards"][0]["result"], "0-1");
+    assert_eq!(v["standings"][0]["player"], b);
+    server.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_missed_first_move_loses_a_tournament_game() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut limits = jieqi_server::Limits::default();
+    limits.game_start_and_chat.first_move = Duration::from_millis(800);
+    let config = config(
+        &dir.path().join("forfeit.db"),
+        jieqi_server::EngineKind::Greedy,
+    );
+    let server = Server::start_with(config, limits).await.unwrap();
+    let addr = server.addr;
+    let (id, _, b, mut red, _black) = one_board_event(addr).await;
+    // Red never makes his first move: not an abort (the pairing needs a result) but a
+    // loss by forfeit, which the event enters.
+    let end = red.recv_until("end", WAIT).await.unwrap();
+    assert_eq!(
+        (&end["d"]["result"], &end["d"]["reason"]),
+        (&json!("0-1"), &json!("forfeit"))
+    );
     let v = wait_for(addr, &id, |v| v["finished"] == true).await;
     assert_eq!(v["rounds"][0]["boards"][0]["result"], "0-1");
     assert_eq!(v["standings"][0]["player"], b);

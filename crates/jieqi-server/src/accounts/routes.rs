@@ -22,7 +22,7 @@ use crate::Shared;
 use crate::http::{ApiError, GameSummary, game_summary};
 use crate::rating::{Category, Rating};
 use crate::request;
-use crate::store::{GameFilter, NewUser, PlayerResult, StoreError, Write};
+use crate::store::{GameEnd, GameFilter, NewUser, PlayerResult, StoreError, Write};
 use crate::util::now_ms;
 
 /// Games per page of a history.
@@ -376,16 +376,20 @@ async fn games(
     let games: Vec<HistoryOut> = entries
         .iter()
         .map(|e| {
-            let outcome = e.summary.finish.map(|f| f.outcome);
-            let result = match outcome.and_then(|o| o.winner()) {
-                None => PlayerResult::Draw,
-                Some(w) if w == e.color => PlayerResult::Win,
-                Some(_) => PlayerResult::Loss,
+            let end = e.summary.finish.map(|f| f.end);
+            let result = match end {
+                Some(GameEnd::Aborted) => "aborted",
+                _ => match end.and_then(GameEnd::outcome).and_then(|o| o.winner()) {
+                    None => PlayerResult::Draw,
+                    Some(w) if w == e.color => PlayerResult::Win,
+                    Some(_) => PlayerResult::Loss,
+                }
+                .name(),
             };
             HistoryOut {
                 game: game_summary(&e.summary),
                 color: Color::name(e.color),
-                result_for_player: result.name(),
+                result_for_player: result,
                 rating_before: e.rating.map(|(b, _)| b.rating.round() as i64),
                 rating_after: e.rating.map(|(_, a)| a.rating.round() as i64),
             }

@@ -3,8 +3,9 @@
 //! ([`ClientOut`], in [`out`]) and the one list of error codes ([`ErrorCode`]).
 
 /// The protocol's version (docs/protocol.md): 2 since accounts, when state-changing
-/// HTTP requests began to need the CSRF token.
-pub const VERSION: u32 = 2;
+/// HTTP requests began to need the CSRF token; 3 since aborted games (result `*`) and
+/// chat.
+pub const VERSION: u32 = 3;
 
 pub mod out;
 
@@ -12,6 +13,8 @@ pub use out::{ClientOut, Outgoing};
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
+
+use crate::chat::ChatRoom;
 
 /// The largest text message a client may send.
 pub const MAX_MESSAGE_BYTES: usize = 4096;
@@ -53,6 +56,20 @@ pub enum ClientIn {
     },
     /// Ask for a fresh state.
     Sync,
+    /// Abort the game (before both players have moved).
+    Abort,
+    /// Say something in a chat room.
+    Chat {
+        /// `players` or `spectators`.
+        room: ChatRoom,
+        /// The line.
+        text: String,
+    },
+    /// Turn the opponent's chat off (`true`) or on again.
+    ChatMute {
+        /// Off or on.
+        muted: bool,
+    },
 }
 
 /// What a message type carries in `d`.
@@ -67,7 +84,7 @@ enum Data {
 }
 
 /// Every client message type with the shape of its data.
-const TYPES: [(&str, Data); 10] = [
+const TYPES: [(&str, Data); 13] = [
     ("join", Data::Required),
     ("move", Data::Required),
     ("resign", Data::Ignored),
@@ -78,6 +95,9 @@ const TYPES: [(&str, Data); 10] = [
     ("claim_abandonment", Data::Ignored),
     ("ping", Data::Optional),
     ("sync", Data::Ignored),
+    ("abort", Data::Ignored),
+    ("chat", Data::Required),
+    ("chat_mute", Data::Required),
 ];
 
 impl ClientIn {
@@ -94,6 +114,9 @@ impl ClientIn {
             ClientIn::ClaimAbandonment => "claim_abandonment",
             ClientIn::Ping { .. } => "ping",
             ClientIn::Sync => "sync",
+            ClientIn::Abort => "abort",
+            ClientIn::Chat { .. } => "chat",
+            ClientIn::ChatMute { .. } => "chat_mute",
         }
     }
 }
@@ -142,6 +165,16 @@ pub enum ErrorCode {
     NotAbandoned,
     /// A tournament game whose deal is still secret.
     Private,
+    /// Too late to abort: both players have moved (or a tournament game).
+    NotAbortable,
+    /// A chat line with nothing in it.
+    ChatEmpty,
+    /// A chat line over the length limit.
+    ChatTooLong,
+    /// Not a chat room the sender may post in.
+    ChatRoom,
+    /// The chat room of this game holds no more lines.
+    ChatFull,
     /// The server failed (nothing changed).
     Internal,
 }
@@ -281,6 +314,7 @@ mod tests {
             ("rematch", ClientIn::Rematch),
             ("claim_abandonment", ClientIn::ClaimAbandonment),
             ("sync", ClientIn::Sync),
+            ("abort", ClientIn::Abort),
         ] {
             assert_eq!(parse(&format!(r#"{{"t":"{t}"}}"#)).unwrap().msg, want);
             assert_eq!(
@@ -301,6 +335,31 @@ mod tests {
         );
         for bare in [r#"{"t":"ping"}"#, r#"{"t":"ping","d":5}"#] {
             assert_eq!(parse(bare).unwrap().msg, ClientIn::Ping { ts: None });
+        }
+        let c = parse(r#"{"t":"chat","d":{"room":"players","text":"gg"}}"#).unwrap();
+        assert_eq!(
+            c.msg,
+            ClientIn::Chat {
+                room: ChatRoom::Players,
+                text: "gg".into()
+            }
+        );
+        assert_eq!(c.msg.type_name(), "chat");
+        let m = parse(r#"{"t":"chat_mute","d":{"muted":true}}"#).unwrap();
+        assert_eq!(m.msg, ClientIn::ChatMute { muted: true });
+        assert_eq!(m.msg.type_name(), "chat_mute");
+    }
+
+    #[test]
+    fn refuses_bad_chat_messages_as_bad_data() {
+        for bad in [
+            r#"{"t":"chat","d":{"room":"everyone","text":"hi"}}"#,
+            r#"{"t":"chat","d":{"room":"players"}}"#,
+            r#"{"t":"chat","d":{"room":"players","text":5}}"#,
+            r#"{"t":"chat","d":"hi"}"#,
+            r#"{"t":"chat_mute","d":{"muted":"yes"}}"#,
+        ] {
+            assert_eq!(parse(bad).unwrap_err().1.code, ErrorCode::BadData, "{bad}");
         }
     }
 

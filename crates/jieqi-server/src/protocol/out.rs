@@ -29,6 +29,8 @@ pub enum ClientOut {
     Error(ErrorOut),
     /// The answer to `ping`.
     Pong(PongOut),
+    /// A chat line.
+    Chat(ChatOut),
 }
 
 impl ClientOut {
@@ -43,6 +45,7 @@ impl ClientOut {
             ClientOut::Presence(_) => "presence",
             ClientOut::Error(_) => "error",
             ClientOut::Pong(_) => "pong",
+            ClientOut::Chat(_) => "chat",
         }
     }
 }
@@ -90,6 +93,7 @@ impl Serialize for Outgoing {
             ClientOut::Presence(d) => map.serialize_entry("d", d)?,
             ClientOut::Error(d) => map.serialize_entry("d", d)?,
             ClientOut::Pong(d) => map.serialize_entry("d", d)?,
+            ClientOut::Chat(d) => map.serialize_entry("d", d)?,
         }
         map.end()
     }
@@ -225,6 +229,49 @@ pub struct StateOut {
     pub rematch: Option<RematchOut>,
     /// The end.
     pub end: Option<EndOut>,
+    /// Whether this viewer may abort the game now.
+    pub abortable: bool,
+    /// The first-move countdown, while a player's first move is awaited.
+    pub first_move: Option<FirstMoveOut>,
+    /// The chat this viewer reads.
+    pub chat: ChatStateOut,
+}
+
+/// A player's first move is awaited: his clock does not run yet, but if he does not
+/// move by then the game is aborted (a tournament game: lost).
+#[derive(Clone, Debug, Serialize)]
+pub struct FirstMoveOut {
+    /// Whose first move.
+    pub color: &'static str,
+    /// Time left for it.
+    pub left_ms: u64,
+}
+
+/// One chat line.
+#[derive(Clone, Debug, Serialize)]
+pub struct ChatOut {
+    /// `players` or `spectators`.
+    pub room: &'static str,
+    /// The sender's seat, `null` for a spectator.
+    pub color: Option<&'static str>,
+    /// The sender's account, `null` for a guest.
+    pub name: Option<String>,
+    /// The text (plain text: never to be read as markup).
+    pub text: String,
+    /// When (Unix ms).
+    pub at_ms: u64,
+}
+
+/// The chat in a `state`.
+#[derive(Clone, Debug, Serialize)]
+pub struct ChatStateOut {
+    /// The room this viewer reads and posts in (`null`: none, a player of an engine
+    /// game).
+    pub room: Option<&'static str>,
+    /// Its lines so far (without a muted opponent's).
+    pub lines: Vec<ChatOut>,
+    /// A player: whether he has turned the opponent's chat off.
+    pub muted: bool,
 }
 
 /// One move as one viewer may see it.
@@ -248,6 +295,10 @@ pub struct MoveOut {
     pub status: &'static str,
     /// Who has a standing draw offer.
     pub draw_offer: Option<&'static str>,
+    /// Whether this viewer may abort the game now.
+    pub abortable: bool,
+    /// The first-move countdown, while a player's first move is awaited.
+    pub first_move: Option<FirstMoveOut>,
 }
 
 #[cfg(test)]

@@ -9,6 +9,7 @@
 //! ([`Input::Persisted`]) does it tell the players. The shell feeds no other input to
 //! the room in between.
 
+mod chat;
 mod render;
 pub mod stored;
 #[cfg(test)]
@@ -23,10 +24,11 @@ use jieqi_core::game::Judge;
 use jieqi_core::{ByColor, Color, Game, Move, Outcome, Position, Reason, UciMove, Viewer};
 use tokio::time::Instant;
 
+use crate::chat::{ChatLimits, ChatLine, Recent};
 use crate::clock::{Clock, Flagged, TimeControl};
 use crate::knowledge::{PlyMeta, ViewerPositions, viewer_index};
 use crate::protocol::{ClientIn, ClientOut, ErrorCode, Outgoing, ProtoError};
-use crate::store::{FinishRecord, MoveRecord, StoreError, StoredGame, Write};
+use crate::store::{FinishRecord, GameEnd, MoveRecord, StoreError, StoredGame, Write};
 use crate::util::same_secret;
 use crate::{Created, GameOptions};
 
@@ -61,6 +63,28 @@ impl Now {
     }
 }
 
+/// A room's settings (docs/server.md, "Game start", "Chat").
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RoomLimits {
+    /// Absence after which the opponent may claim the game (ms).
+    pub abandon_ms: u64,
+    /// Time a player has for his first move (Red from the start, Black from Red's
+    /// first move); past it the game is aborted (a tournament game: lost).
+    pub first_move: Duration,
+    /// Chat limits.
+    pub chat: ChatLimits,
+}
+
+impl Default for RoomLimits {
+    fn default() -> RoomLimits {
+        RoomLimits {
+            abandon_ms: 60_000,
+            first_move: Duration::from_secs(30),
+            chat: ChatLimits::default(),
+        }
+    }
+}
+
 /// What happens to a room.
 #[derive(Debug)]
 pub enum Input {
@@ -70,6 +94,8 @@ pub enum Input {
         conn: ConnId,
         /// Seat token.
         token: Option<String>,
+        /// The connection's account (a logged-in spectator's name in the chat).
+        user: Option<String>,
     },
     /// A connection left.
     Leave {
@@ -245,9 +271,11 @@ enum Pending {
         /// When it was played: stored with it, and so also announced with it.
         played: Now,
     },
+    /// A chat line.
+    Chat { line: ChatLine, asker: Asker },
     /// An end without a move.
     Finish {
-        outcome: Outcome,
+        end: GameEnd,
         asker: Option<Asker>,
         /// Told to the asker after the end (a move that came too late).
         notice: Option<ProtoError>,
@@ -283,6 +311,22 @@ pub struct Room {
     abandon_ms: u64,
     /// A tournament game whose deal is still secret (told by the shell).
     private: bool,
+    /// A tournament game (told by the shell): no abort; a missed first move loses.
+    tournament: bool,
+    /// Ended without a result.
+    aborted: bool,
+    /// When the window for the side to move's first move began (while the first
+    /// moves are awaited: no clock runs then).
+    first_move_since: Option<Instant>,
+    limits: RoomLimits,
+    /// Both rooms' lines, in order.
+    chat: Vec<ChatLine>,
+    /// `mutes[c]`: player `c` has turned the opponent's chat off.
+    mutes: ByColor<bool>,
+    /// Each sender's recent lines (rate limit).
+    chat_recent: HashMap<chat::Sender, Recent>,
+    /// The account of each connection that has one (spectators' names in the chat).
+    conn_users: HashMap<ConnId, String>,
     pending: Option<Pending>,
     out: Vec<Effect>,
 }
@@ -294,11 +338,12 @@ impl Room {
     pub fn from_stored(
         s: StoredGame,
         rematch_tokens: Option<ByColor<String>>,
-        abandon_ms: u64,
+        limits: RoomLimits,
         now: Now,
     ) -> Result<Room, StoreError> {
         let (game, metas, tc) = replay_stored(&s)?;
-        let status = if game.outcome().is_some() {
+        let aborted = s.finish.is_some_and(|f| f.end == GameEnd::Aborted);
+        let status = if game.outcome().is_some() || aborted {
             Status::Finished
         } else if s.started_ms.is_some() {
             Status::Live
@@ -306,7 +351,9 @@ impl Room {
             Status::Waiting
         };
         // Clocks resume from the times stored with the last move; the downtime of a
-        // restart is charged to nobody.
+        // restart is charged to nobody. Before both first moves no clock runs: the
+        // first-move window starts again at the restart.
+        let first_moves = game.plies().len() < 2;
         let clock = tc.map(|tc| {
             let mut c = match s.moves.last() {
                 Some(m) => Clock::restored(
@@ -318,11 +365,12 @@ impl Room {
                 ),
                 None => Clock::new(tc),
             };
-            if status == Status::Live {
+            if status == Status::Live && !first_moves {
                 c.start(game.turn(), now.at);
             }
             c
         });
+        let first_move_since = (status == Status::Live && first_moves).then_some(now.at);
         let seat = |r: &crate::store::SeatRecord| Seat {
             engine: r.engine_level,
             token: r.token.clone(),
@@ -335,7 +383,7 @@ impl Room {
         };
         let away_since =
             ByColor::new_with(|c| (seats[c].engine.is_none() && seats[c].joined).then_some(now.at));
-        let version = 1 + game.plies().len() as u64 + u64::from(game.outcome().is_some());
+        let version = 1 + game.plies().len() as u64 + u64::from(status == Status::Finished);
         Ok(Room {
             id: s.new.id,
             salt: s.new.salt,
@@ -363,8 +411,16 @@ impl Room {
             conns: HashMap::new(),
             away_since,
             engine_thinking: false,
-            abandon_ms,
+            abandon_ms: limits.abandon_ms,
             private: false,
+            tournament: false,
+            aborted,
+            first_move_since,
+            limits,
+            chat: s.chat,
+            mutes: s.mutes,
+            chat_recent: HashMap::new(),
+            conn_users: HashMap::new(),
             pending: None,
             out: Vec::new(),
         })
@@ -411,12 +467,48 @@ impl Room {
         self.private = private;
     }
 
-    /// When the running clock runs out ([`Input::Tick`] is due then).
+    /// Tells the room whether it is a tournament game (no abort; a missed first move
+    /// loses instead of aborting).
+    pub fn set_tournament(&mut self, tournament: bool) {
+        self.tournament = tournament;
+    }
+
+    /// Whether the game ended without a result.
+    pub fn is_aborted(&self) -> bool {
+        self.aborted
+    }
+
+    /// When the running clock runs out, or the first move awaited is late
+    /// ([`Input::Tick`] is due then).
     pub fn deadline(&self) -> Option<Instant> {
-        match (self.status, &self.clock) {
-            (Status::Live, Some(c)) => c.deadline().map(|(_, at)| at),
-            _ => None,
+        if self.status != Status::Live {
+            return None;
         }
+        let clock = self
+            .clock
+            .as_ref()
+            .and_then(|c| c.deadline())
+            .map(|(_, at)| at);
+        match (clock, self.first_move_deadline()) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    /// When the first move of the side to move is late: while the first moves are
+    /// awaited and a person (not the engine) is to move.
+    fn first_move_deadline(&self) -> Option<Instant> {
+        let since = self.first_move_since?;
+        (self.status == Status::Live
+            && self.game.plies().len() < 2
+            && self.seats[self.game.turn()].engine.is_none())
+        .then(|| since + self.limits.first_move)
+    }
+
+    /// Whether the game may be aborted now: before both players have moved, and not in
+    /// a tournament (where an abort would leave a pairing without a result).
+    pub fn abortable(&self) -> bool {
+        self.status != Status::Finished && self.game.plies().len() < 2 && !self.tournament
     }
 
     /// Asks the engine if it is to move (when a room starts or resumes).
@@ -433,11 +525,13 @@ impl Room {
         );
         match input {
             Input::Persisted(r) => self.persisted(r, now),
-            Input::Join { conn, token } => {
-                let r = self.join(conn, token, now);
+            Input::Join { conn, token, user } => {
+                let r = self.join(conn, token, user, now);
                 self.out.push(Effect::Reply(Reply::Joined(r)));
             }
             Input::Leave { conn } => {
+                self.conn_users.remove(&conn);
+                self.chat_recent.remove(&chat::Sender::Conn(conn));
                 if let Some(v) = self.conns.remove(&conn) {
                     self.after_leave(v, now);
                 }
@@ -459,12 +553,15 @@ impl Room {
                 if self.status == Status::Finished {
                     self.out.push(Effect::Reply(Reply::Adjudicated(Ok(()))));
                 } else {
-                    self.finish(outcome, None, None, true, now);
+                    self.finish(GameEnd::Result(outcome), None, None, true, now);
                 }
             }
             Input::Tick => {
-                if let Some(Flagged(c)) = self.clock.as_ref().and_then(|k| k.flagged(now.at))
-                    && self.status == Status::Live
+                let live = self.status == Status::Live;
+                if live && self.first_move_deadline().is_some_and(|d| now.at >= d) {
+                    self.first_move_missed(None, None, now);
+                } else if let Some(Flagged(c)) = self.clock.as_ref().and_then(|k| k.flagged(now.at))
+                    && live
                 {
                     self.flag(c, None, None, now);
                 }
@@ -483,6 +580,7 @@ impl Room {
         &mut self,
         conn: ConnId,
         token: Option<String>,
+        user: Option<String>,
         now: Now,
     ) -> Result<Viewer, ProtoError> {
         let viewer = match token.as_deref() {
@@ -502,6 +600,9 @@ impl Room {
                 })?,
         };
         self.conns.insert(conn, viewer);
+        if let Some(u) = user {
+            self.conn_users.insert(conn, u);
+        }
         let mut started = false;
         if let Viewer::Player(c) = viewer {
             self.away_since[c] = None;
@@ -510,10 +611,10 @@ impl Room {
                 if self.status == Status::Waiting
                     && Color::ALL.iter().all(|&c| self.seats[c].joined)
                 {
+                    // No clock runs before a player's first move: a first-move window
+                    // does instead.
                     self.status = Status::Live;
-                    if let Some(clock) = &mut self.clock {
-                        clock.start(self.game.turn(), now.at);
-                    }
+                    self.first_move_since = Some(now.at);
                     started = true;
                     tracing::info!(game = %self.id, "game started");
                 }
@@ -607,10 +708,17 @@ impl Room {
         v: Option<u64>,
         now: Now,
     ) -> Result<(), ProtoError> {
-        if let ClientIn::Sync = msg {
-            let msg = self.state_out(viewer, now);
-            self.send(conn, msg);
-            return Ok(());
+        match msg {
+            ClientIn::Sync => {
+                let msg = self.state_out(viewer, now);
+                self.send(conn, msg);
+                return Ok(());
+            }
+            ClientIn::Chat { room, text } => {
+                let asker = Asker { conn, in_: "chat" };
+                return self.chat(asker, viewer, room, &text, now);
+            }
+            _ => {}
         }
         let Viewer::Player(me) = viewer else {
             return Err(ProtoError::new(
@@ -655,13 +763,33 @@ impl Room {
                 }
                 self.play(me, m, asker, now)
             }
+            ClientIn::Abort => {
+                if !self.abortable() {
+                    return Err(ProtoError::new(
+                        ErrorCode::NotAbortable,
+                        if self.status == Status::Finished {
+                            "the game is over"
+                        } else if self.tournament {
+                            "a tournament game cannot be aborted"
+                        } else {
+                            "both players have moved: the game can no longer be aborted"
+                        },
+                    ));
+                }
+                self.finish(GameEnd::Aborted, asker, None, false, now);
+                Ok(())
+            }
+            ClientIn::ChatMute { muted } => {
+                self.mute(me, muted, now);
+                Ok(())
+            }
             ClientIn::Resign => {
                 self.require_live()?;
                 self.finish(
-                    Outcome::Win {
+                    GameEnd::Result(Outcome::Win {
                         winner: !me,
                         reason: Reason::Resignation,
-                    },
+                    }),
                     asker,
                     None,
                     false,
@@ -676,7 +804,7 @@ impl Room {
                         let agreed = Outcome::Draw {
                             reason: Reason::Agreement,
                         };
-                        self.finish(agreed, asker, None, false, now);
+                        self.finish(GameEnd::Result(agreed), asker, None, false, now);
                         return Ok(());
                     }
                     Some(_) => return Ok(()),
@@ -699,7 +827,7 @@ impl Room {
                 let agreed = Outcome::Draw {
                     reason: Reason::Agreement,
                 };
-                self.finish(agreed, asker, None, false, now);
+                self.finish(GameEnd::Result(agreed), asker, None, false, now);
                 Ok(())
             }
             ClientIn::DeclineDraw => {
@@ -733,14 +861,14 @@ impl Room {
                     winner: me,
                     reason: Reason::Abandonment,
                 };
-                self.finish(claimed, asker, None, false, now);
+                self.finish(GameEnd::Result(claimed), asker, None, false, now);
                 Ok(())
             }
             ClientIn::Join { .. } => Err(ProtoError::new(
                 ErrorCode::AlreadyJoined,
                 "this connection has joined a game",
             )),
-            ClientIn::Ping { .. } | ClientIn::Sync => Ok(()),
+            ClientIn::Ping { .. } | ClientIn::Sync | ClientIn::Chat { .. } => Ok(()),
         }
     }
 
@@ -774,7 +902,7 @@ impl Room {
                     winner: !color,
                     reason: Reason::Forfeit,
                 };
-                self.finish(forfeit, None, None, false, now);
+                self.finish(GameEnd::Result(forfeit), None, None, false, now);
             }
         }
     }
@@ -788,15 +916,34 @@ impl Room {
         asker: Option<Asker>,
         now: Now,
     ) -> Result<(), ProtoError> {
+        if self.first_move_deadline().is_some_and(|d| now.at >= d) {
+            let late = ProtoError::new(
+                ErrorCode::GameOver,
+                "the time for your first move ran out before the move",
+            );
+            self.first_move_missed(asker, Some(late), now);
+            return Ok(());
+        }
+        let first_moves = self.game.plies().len() < 2;
         let mut clock = self.clock.clone();
-        let mover_left = match clock.as_mut().map(|c| c.moved(now.at)) {
+        let mover_left = match clock.as_mut() {
             None => None,
-            Some(Ok(left)) => Some(left),
-            Some(Err(Flagged(c))) => {
-                let late = ProtoError::new(ErrorCode::GameOver, "time ran out before the move");
-                self.flag(c, asker, Some(late), now);
-                return Ok(());
+            // The first moves are not timed by the clock (no time charged, no
+            // increment); Black's first move starts Red's clock.
+            Some(c) if first_moves => {
+                if self.game.plies().len() == 1 {
+                    c.start(!color, now.at);
+                }
+                Some(c.left(color, now.at))
             }
+            Some(c) => match c.moved(now.at) {
+                Ok(left) => Some(left),
+                Err(Flagged(c)) => {
+                    let late = ProtoError::new(ErrorCode::GameOver, "time ran out before the move");
+                    self.flag(c, asker, Some(late), now);
+                    return Ok(());
+                }
+            },
         };
         // `Game::play` leaves the game untouched when it refuses a move.
         if let Err(e) = self.game.play(m) {
@@ -804,7 +951,7 @@ impl Room {
         }
         let stored = clock.as_ref().map_or(ByColor::default(), Clock::stored);
         let finish = self.game.outcome().map(|outcome| FinishRecord {
-            outcome,
+            end: GameEnd::Result(outcome),
             at_ms: now.ms,
         });
         self.out.push(Effect::Persist(Write::Move {
@@ -843,6 +990,12 @@ impl Room {
                 }),
                 Ok(()),
             ) => self.move_stored(color, clock, mover_left, played),
+            (Some(Pending::Chat { line, .. }), Ok(())) => self.chat_stored(line),
+            (Some(Pending::Chat { asker, .. }), Err(e)) => {
+                tracing::error!(game = %self.id, "cannot store a chat line: {e}");
+                let e = ProtoError::new(ErrorCode::Internal, "the message could not be stored");
+                self.send(asker.conn, e.to_out(Some(asker.in_)));
+            }
             (Some(Pending::Move { asker, mv, .. }), Err(e)) => {
                 tracing::error!(game = %self.id, "cannot store move {mv}: {e}");
                 match stored::without_last_ply(&self.game) {
@@ -859,14 +1012,20 @@ impl Room {
             }
             (
                 Some(Pending::Finish {
-                    outcome,
+                    end,
                     asker,
                     notice,
                     adjudicated,
                 }),
                 Ok(()),
             ) => {
-                let _ = self.game.finish(outcome);
+                match end {
+                    GameEnd::Result(outcome) => {
+                        let _ = self.game.finish(outcome);
+                    }
+                    GameEnd::Aborted => self.aborted = true,
+                }
+                self.first_move_since = None;
                 if let Some(c) = &mut self.clock {
                     c.stop(now.at);
                 }
@@ -917,6 +1076,9 @@ impl Room {
             clock_ms: mover_left,
         };
         self.metas.push(meta);
+        // Black's first-move window opens with Red's first move; after Black's the
+        // clocks run.
+        self.first_move_since = (self.game.plies().len() == 1).then_some(now.at);
         let plies = self.views.advance(&self.game, meta);
         if self.draw_offer == Some(!color) {
             self.draw_offer = None;
@@ -939,14 +1101,31 @@ impl Room {
             winner: !c,
             reason: Reason::Time,
         };
-        self.finish(lost, asker, notice, false, now);
+        self.finish(GameEnd::Result(lost), asker, notice, false, now);
+    }
+
+    /// The side to move did not make its first move in time: the game is aborted, or
+    /// in a tournament lost by forfeit (an abort would leave the pairing without a
+    /// result, and a no-show loses a tournament game).
+    fn first_move_missed(&mut self, asker: Option<Asker>, notice: Option<ProtoError>, now: Now) {
+        let late = self.game.turn();
+        let end = if self.tournament {
+            GameEnd::Result(Outcome::Win {
+                winner: !late,
+                reason: Reason::Forfeit,
+            })
+        } else {
+            GameEnd::Aborted
+        };
+        tracing::info!(game = %self.id, seat = late.name(), "no first move in time");
+        self.finish(end, asker, notice, false, now);
     }
 
     /// Ends the game without a move (resignation, time, agreement, abandonment, an
-    /// organiser's result) once the end is stored.
+    /// organiser's result, an abort) once the end is stored.
     fn finish(
         &mut self,
-        outcome: Outcome,
+        end: GameEnd,
         asker: Option<Asker>,
         notice: Option<ProtoError>,
         adjudicated: bool,
@@ -954,13 +1133,10 @@ impl Room {
     ) {
         self.out.push(Effect::Persist(Write::Finish {
             id: self.id.clone(),
-            finish: FinishRecord {
-                outcome,
-                at_ms: now.ms,
-            },
+            finish: FinishRecord { end, at_ms: now.ms },
         }));
         self.pending = Some(Pending::Finish {
-            outcome,
+            end,
             asker,
             notice,
             adjudicated,

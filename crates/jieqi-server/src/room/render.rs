@@ -6,7 +6,7 @@ use jieqi_core::{Color, Viewer};
 use super::{Effect, PerViewer, Room, Status, invite_url};
 use crate::knowledge::{self, EndOut, LegalOut, PlyOut, SeatOut, VIEWERS, viewer_index};
 use crate::protocol::out::{
-    ClockOut, DrawOut, MoveOut, PresenceOut, RematchOut, RulesOut, StateOut, TimeOut,
+    ClockOut, DrawOut, FirstMoveOut, MoveOut, PresenceOut, RematchOut, RulesOut, StateOut, TimeOut,
 };
 use crate::protocol::{ClientOut, Outgoing};
 
@@ -36,6 +36,20 @@ impl Room {
             running: c.running().map(Color::name),
             move_left_ms: c.move_left(now.at),
         })
+    }
+
+    /// The first-move countdown, while a person's first move is awaited.
+    fn first_move_out(&self, now: Now) -> Option<FirstMoveOut> {
+        let due = self.first_move_deadline()?;
+        Some(FirstMoveOut {
+            color: self.game.turn().name(),
+            left_ms: due.saturating_duration_since(now.at).as_millis() as u64,
+        })
+    }
+
+    /// Whether viewer `v` may abort now.
+    fn abortable_by(&self, v: Viewer) -> bool {
+        matches!(v, Viewer::Player(_)) && self.abortable()
     }
 
     fn players_out(&self, now: Now) -> knowledge::ByColorOut<SeatOut> {
@@ -133,6 +147,9 @@ impl Room {
                     || self.rematch_offers.black))
                 .then(|| self.rematch_out(v)),
             end: self.end_out(),
+            abortable: self.abortable_by(v),
+            first_move: self.first_move_out(now),
+            chat: self.chat_state(v),
         }))
     }
 
@@ -148,6 +165,8 @@ impl Room {
             clock: self.clock_out(now),
             status: self.status.name(),
             draw_offer: self.draw_offer.map(Color::name),
+            abortable: self.abortable_by(v),
+            first_move: self.first_move_out(now),
         }))
     }
 
@@ -182,7 +201,11 @@ impl Room {
     /// The end of the game as the players may see it now: a tournament game whose deal
     /// is still in play elsewhere holds the deal back until the event publishes it.
     fn end_out(&self) -> Option<EndOut> {
-        let end = knowledge::end_out(&self.game, &self.salt, &self.commitment)?;
+        let end = if self.aborted {
+            knowledge::aborted_end_out(&self.game, &self.salt, &self.commitment)
+        } else {
+            knowledge::end_out(&self.game, &self.salt, &self.commitment)?
+        };
         Some(if self.private { end.withhold() } else { end })
     }
 
@@ -191,6 +214,9 @@ impl Room {
             return;
         };
         let Some(o) = self.game.outcome() else {
+            // Aborted: no result, so nobody listening for results hears of it.
+            tracing::info!(game = %self.id, plies = self.game.plies().len(), "game aborted");
+            self.broadcast_with(|_, _| ClientOut::End(Box::new(end.clone())));
             return;
         };
         tracing::info!(

@@ -41,9 +41,9 @@ pub fn replay_stored(
         });
     }
     if game.outcome().is_none()
-        && let Some(f) = &s.finish
+        && let Some(o) = s.finish.and_then(|f| f.end.outcome())
     {
-        let _ = game.finish(f.outcome);
+        let _ = game.finish(o);
     }
     Ok((game, metas, tc))
 }

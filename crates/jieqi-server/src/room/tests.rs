@@ -5,6 +5,7 @@ use std::time::Duration;
 use jieqi_core::{ByColor, Color, Deal, Outcome, Reason, RuleSet, Viewer};
 
 use super::*;
+use crate::chat::ChatRoom;
 use crate::clock::TimeControl;
 use crate::protocol::{ClientIn, ClientOut, ErrorCode};
 use crate::store::{StoredGame, Write};
@@ -41,6 +42,8 @@ fn stored(engine: ByColor<Option<u8>>, tc: Option<TimeControl>) -> StoredGame {
         finish: None,
         rematch: None,
         updated_ms: 0,
+        chat: Vec::new(),
+        mutes: ByColor::default(),
     }
 }
 
@@ -75,13 +78,26 @@ fn mv(uci: &str) -> ClientIn {
 
 /// A friend game with both players (and a spectator) joined: live.
 fn live_game(tc: Option<TimeControl>, now: Now) -> Room {
-    let mut room = Room::from_stored(stored(ByColor::default(), tc), None, 60_000, now).unwrap();
+    let mut room = Room::from_stored(
+        stored(ByColor::default(), tc),
+        None,
+        RoomLimits::default(),
+        now,
+    )
+    .unwrap();
     for (conn, token) in [
         (RED, Some(tokens().red)),
         (BLACK, Some(tokens().black)),
         (WATCHER, None),
     ] {
-        let fx = room.handle(Input::Join { conn, token }, now);
+        let fx = room.handle(
+            Input::Join {
+                conn,
+                token,
+                user: None,
+            },
+            now,
+        );
         let (_, fx) = settle(&mut room, fx, now);
         assert!(
             fx.iter()
@@ -230,11 +246,28 @@ fn bad_moves_are_refused_with_their_codes_and_change_nothing() {
     assert!(room.game().plies().is_empty());
 }
 
+/// `conn` plays a legal move at `now`.
+fn play_one(room: &mut Room, conn: ConnId, now: Now) -> (Vec<Write>, Vec<Effect>) {
+    let m = a_legal_move(room);
+    client(room, conn, mv(&m), now)
+}
+
+/// Both players' first moves, played at `now` (no clock runs before them); the
+/// clocks run from then on.
+fn play_first_moves(room: &mut Room, now: Now) {
+    for conn in [RED, BLACK] {
+        let m = a_legal_move(room);
+        let (writes, fx) = client(room, conn, mv(&m), now);
+        assert!(matches!(writes.as_slice(), [Write::Move { .. }]), "{fx:?}");
+    }
+}
+
 #[test]
 fn the_running_clock_flags_at_its_deadline() {
     let now = Now::real();
     let tc = TimeControl::parse("1+0", None).unwrap();
     let mut room = live_game(tc, now);
+    play_first_moves(&mut room, now);
     let deadline = room.deadline().expect("Red's clock runs");
     assert_eq!(deadline, now.at + Duration::from_secs(60));
     // Before the deadline a tick does nothing.
@@ -270,12 +303,13 @@ fn a_move_after_the_flag_fell_loses_on_time_and_is_told_so() {
     let now = Now::real();
     let tc = TimeControl::parse("1+0", None).unwrap();
     let mut room = live_game(tc, now);
+    play_first_moves(&mut room, now);
     let late = now.after(Duration::from_secs(61));
     let m = a_legal_move(&room);
     let (_, fx) = client(&mut room, RED, mv(&m), late);
     assert_eq!(ended(&fx).map(|o| o.reason()), Some(Reason::Time), "{fx:?}");
     assert_eq!(error_code(&fx, RED), Some(ErrorCode::GameOver));
-    assert!(room.game().plies().is_empty());
+    assert_eq!(room.game().plies().len(), 2);
 }
 
 #[test]
@@ -368,10 +402,10 @@ fn a_stored_rematch_keeps_its_seat_links() {
     let mut s = stored(ByColor::default(), None);
     s.started_ms = Some(1);
     s.finish = Some(crate::store::FinishRecord {
-        outcome: Outcome::Win {
+        end: GameEnd::Result(Outcome::Win {
             winner: Color::Red,
             reason: Reason::Resignation,
-        },
+        }),
         at_ms: 2,
     });
     s.rematch = Some("rematch001".into());
@@ -379,11 +413,12 @@ fn a_stored_rematch_keeps_its_seat_links() {
         red: "2".repeat(32),
         black: "1".repeat(32),
     };
-    let mut room = Room::from_stored(s, Some(swapped), 60_000, now).unwrap();
+    let mut room = Room::from_stored(s, Some(swapped), RoomLimits::default(), now).unwrap();
     let fx = room.handle(
         Input::Join {
             conn: BLACK,
             token: Some(tokens().black),
+            user: None,
         },
         now,
     );
@@ -440,12 +475,14 @@ fn the_engine_is_asked_with_its_own_view_and_its_move_is_stored() {
         red: None,
         black: Some(3),
     };
-    let mut room = Room::from_stored(stored(engine_black, None), None, 60_000, now).unwrap();
+    let mut room =
+        Room::from_stored(stored(engine_black, None), None, RoomLimits::default(), now).unwrap();
     assert!(room.start(now).is_empty(), "waiting: nobody to move yet");
     let fx = room.handle(
         Input::Join {
             conn: RED,
             token: Some(tokens().red),
+            user: None,
         },
         now,
     );
@@ -505,6 +542,7 @@ fn a_private_game_refuses_spectators_and_withholds_its_deal() {
         Input::Join {
             conn: 9,
             token: None,
+            user: None,
         },
         now,
     );
@@ -528,7 +566,7 @@ fn a_rated_seat_goes_to_another_account_and_the_rematch_stays_rated() {
     s.new.invite = Some(Color::Black);
     s.new.invite_token = Some("i".repeat(32));
     s.new.seats.red.user = Some("Alice".into());
-    let mut room = Room::from_stored(s, None, 60_000, now).unwrap();
+    let mut room = Room::from_stored(s, None, RoomLimits::default(), now).unwrap();
     let mut claim = |user: Option<&str>| {
         let fx = room.handle(
             Input::ClaimInvite {
@@ -559,6 +597,7 @@ fn a_rated_seat_goes_to_another_account_and_the_rematch_stays_rated() {
             Input::Join {
                 conn,
                 token: Some(token),
+                user: None,
             },
             now,
         );
@@ -574,4 +613,538 @@ fn a_rated_seat_goes_to_another_account_and_the_rematch_stays_rated() {
     assert!(opts.rated);
     assert_eq!(opts.users.red.as_deref(), Some("Bob"), "colours swap");
     assert_eq!(opts.users.black.as_deref(), Some("Alice"));
+}
+
+// --- Game start: first moves, abort (docs/server.md, "Game start") ---
+
+fn state_of(room: &Room, v: Viewer, now: Now) -> crate::protocol::out::StateOut {
+    match room.state_out(v, now) {
+        ClientOut::State(s) => *s,
+        other => panic!("{other:?}"),
+    }
+}
+
+fn finish_written(writes: &[Write]) -> Option<GameEnd> {
+    writes.iter().find_map(|w| match w {
+        Write::Finish { finish, .. } => Some(finish.end),
+        Write::Move {
+            finish: Some(f), ..
+        } => Some(f.end),
+        _ => None,
+    })
+}
+
+fn end_received(fx: &[Effect], conn: ConnId, viewer: Viewer) -> Option<crate::knowledge::EndOut> {
+    received(fx, conn, viewer)
+        .into_iter()
+        .find_map(|m| match m {
+            ClientOut::End(e) => Some((**e).clone()),
+            _ => None,
+        })
+}
+
+#[test]
+fn clocks_do_not_run_before_each_players_first_move() {
+    let now = Now::real();
+    let tc = TimeControl::parse("1+5", Some(20)).unwrap();
+    let mut room = live_game(tc, now);
+    let s = state_of(&room, Viewer::RED, now);
+    let clock = s.clock.unwrap();
+    assert_eq!((clock.running, clock.red_ms), (None, 60_000));
+    let first = s.first_move.expect("Red's first move is awaited");
+    assert_eq!((first.color, first.left_ms), ("red", 30_000));
+    assert!(s.abortable);
+    assert!(!state_of(&room, Viewer::Spectator, now).abortable);
+    // The first-move window, not the clock, is the deadline (longer than the step time).
+    assert_eq!(room.deadline(), Some(now.at + Duration::from_secs(30)));
+    // Red takes 25 s: nothing is charged, no increment is added.
+    let t1 = now.after(Duration::from_secs(25));
+    let (_, fx) = play_one(&mut room, RED, t1);
+    let got = received(&fx, BLACK, Viewer::BLACK);
+    let [ClientOut::Move(m)] = got.as_slice() else {
+        panic!("{got:?}")
+    };
+    assert_eq!(m.ply.clock_ms, Some(60_000));
+    let clock = m.clock.as_ref().unwrap();
+    assert_eq!(
+        (clock.running, clock.red_ms, clock.black_ms),
+        (None, 60_000, 60_000)
+    );
+    assert_eq!(
+        m.first_move.as_ref().map(|f| (f.color, f.left_ms)),
+        Some(("black", 30_000))
+    );
+    assert!(m.abortable, "Black has not moved yet");
+    // Black's window runs from Red's move.
+    assert_eq!(room.deadline(), Some(t1.at + Duration::from_secs(30)));
+    let t2 = t1.after(Duration::from_secs(29));
+    let (_, fx) = play_one(&mut room, BLACK, t2);
+    let got = received(&fx, RED, Viewer::RED);
+    let [ClientOut::Move(m)] = got.as_slice() else {
+        panic!("{got:?}")
+    };
+    assert_eq!(m.ply.clock_ms, Some(60_000));
+    let clock = m.clock.as_ref().unwrap();
+    assert_eq!(
+        clock.running,
+        Some("red"),
+        "Red's clock runs from Black's first move"
+    );
+    assert!(m.first_move.is_none() && !m.abortable);
+    // From now on the normal clock: the step time of 20 s is the deadline.
+    assert_eq!(room.deadline(), Some(t2.at + Duration::from_secs(20)));
+    let t3 = t2.after(Duration::from_secs(4));
+    let (_, fx) = play_one(&mut room, RED, t3);
+    let got = received(&fx, RED, Viewer::RED);
+    assert!(
+        matches!(got.as_slice(), [ClientOut::Move(m)] if m.ply.clock_ms == Some(61_000)),
+        "4 s charged, 5 s added: {got:?}"
+    );
+}
+
+#[test]
+fn either_player_may_abort_before_both_have_moved_and_nobody_after() {
+    let now = Now::real();
+    let tc = TimeControl::parse("3+2", None).unwrap();
+    // Before any move, and after Red's first (by either player).
+    for (plies, by) in [(0, RED), (1, RED), (1, BLACK)] {
+        let mut room = live_game(tc, now);
+        for _ in 0..plies {
+            play_one(&mut room, RED, now);
+        }
+        let (_, fx) = client(&mut room, WATCHER, ClientIn::Abort, now);
+        assert_eq!(error_code(&fx, WATCHER), Some(ErrorCode::NotAPlayer));
+        let v = room.version();
+        let (writes, fx) = client(&mut room, by, ClientIn::Abort, now);
+        assert_eq!(
+            finish_written(&writes),
+            Some(GameEnd::Aborted),
+            "{writes:?}"
+        );
+        assert_eq!(
+            ended(&fx),
+            None,
+            "no result: nobody listening for results hears of it"
+        );
+        for (conn, viewer) in [
+            (RED, Viewer::RED),
+            (BLACK, Viewer::BLACK),
+            (WATCHER, Viewer::Spectator),
+        ] {
+            let end = end_received(&fx, conn, viewer).expect("everyone hears of the abort");
+            assert_eq!((end.result, end.winner, end.reason), ("*", None, "aborted"));
+            assert!(end.commitment_ok, "the deal is published and checks");
+        }
+        assert_eq!(room.status(), Status::Finished);
+        assert!(room.is_aborted());
+        assert_eq!(room.version(), v + 1);
+        assert_eq!(room.deadline(), None);
+        let (_, fx) = client(&mut room, by, ClientIn::Abort, now);
+        assert_eq!(error_code(&fx, by), Some(ErrorCode::NotAbortable));
+        let (_, fx) = client(&mut room, RED, mv("a3a4"), now);
+        assert_eq!(error_code(&fx, RED), Some(ErrorCode::GameOver));
+    }
+    // After both first moves: refused, and the game goes on.
+    let mut room = live_game(tc, now);
+    play_first_moves(&mut room, now);
+    for conn in [RED, BLACK] {
+        let (writes, fx) = client(&mut room, conn, ClientIn::Abort, now);
+        assert!(writes.is_empty());
+        assert_eq!(error_code(&fx, conn), Some(ErrorCode::NotAbortable));
+    }
+    assert_eq!(room.status(), Status::Live);
+}
+
+#[test]
+fn a_waiting_game_may_be_aborted_by_its_creator() {
+    let now = Now::real();
+    let mut room = Room::from_stored(
+        stored(ByColor::default(), None),
+        None,
+        RoomLimits::default(),
+        now,
+    )
+    .unwrap();
+    let fx = room.handle(
+        Input::Join {
+            conn: RED,
+            token: Some(tokens().red),
+            user: None,
+        },
+        now,
+    );
+    settle(&mut room, fx, now);
+    assert_eq!(room.status(), Status::Waiting);
+    assert_eq!(
+        room.deadline(),
+        None,
+        "no first-move window before the game starts"
+    );
+    let (writes, _) = client(&mut room, RED, ClientIn::Abort, now);
+    assert_eq!(finish_written(&writes), Some(GameEnd::Aborted));
+    assert_eq!(room.status(), Status::Finished);
+}
+
+#[test]
+fn a_missed_first_move_aborts_the_game() {
+    let now = Now::real();
+    let tc = TimeControl::parse("10+0", None).unwrap();
+    for late in [Color::Red, Color::Black] {
+        let mut room = live_game(tc, now);
+        let mut t = now;
+        if late == Color::Black {
+            t = now.after(Duration::from_secs(20));
+            play_one(&mut room, RED, t);
+        }
+        let due = t.after(Duration::from_secs(30));
+        assert_eq!(room.deadline(), Some(due.at));
+        assert!(
+            room.handle(Input::Tick, t.after(Duration::from_secs(29)))
+                .is_empty()
+        );
+        let fx = room.handle(Input::Tick, due);
+        let (writes, fx) = settle(&mut room, fx, due);
+        assert_eq!(finish_written(&writes), Some(GameEnd::Aborted), "{late:?}");
+        assert_eq!(ended(&fx), None);
+        assert!(end_received(&fx, WATCHER, Viewer::Spectator).is_some());
+        assert!(room.is_aborted());
+    }
+    // A first move that arrives after its window closed aborts as well, and is told.
+    let mut room = live_game(tc, now);
+    let late = now.after(Duration::from_secs(31));
+    let (writes, fx) = play_one(&mut room, RED, late);
+    assert_eq!(finish_written(&writes), Some(GameEnd::Aborted));
+    assert_eq!(error_code(&fx, RED), Some(ErrorCode::GameOver));
+    assert!(room.game().plies().is_empty());
+}
+
+#[test]
+fn the_first_move_window_of_an_untimed_game_and_of_the_engine() {
+    let now = Now::real();
+    // Untimed: the window applies all the same.
+    let room = live_game(None, now);
+    assert_eq!(room.deadline(), Some(now.at + Duration::from_secs(30)));
+    // The engine to move: no window (it is asked at once).
+    let engine_red = ByColor {
+        red: Some(2),
+        black: None,
+    };
+    let mut room =
+        Room::from_stored(stored(engine_red, None), None, RoomLimits::default(), now).unwrap();
+    let fx = room.handle(
+        Input::Join {
+            conn: BLACK,
+            token: Some(tokens().black),
+            user: None,
+        },
+        now,
+    );
+    let (_, fx) = settle(&mut room, fx, now);
+    assert!(fx.iter().any(|e| matches!(e, Effect::AskEngine(_))));
+    assert_eq!(room.deadline(), None);
+}
+
+#[test]
+fn the_first_move_window_starts_again_after_a_restart() {
+    let now = Now::real();
+    let tc = TimeControl::parse("5+0", None);
+    let mut s = stored(ByColor::default(), tc.unwrap());
+    s.started_ms = Some(1);
+    s.new.seats.red.joined = true;
+    s.new.seats.black.joined = true;
+    let mut game = Game::new(Deal::from_seed(b"room tests"), RuleSet::STANDARD);
+    let m = game.position().legal_moves().as_slice()[0];
+    game.play(m).unwrap();
+    s.moves.push(crate::store::MoveRecord {
+        n: 1,
+        uci: m.to_string(),
+        red_ms: 300_000,
+        black_ms: 300_000,
+        at_ms: 5,
+    });
+    let later = now.after(Duration::from_secs(3600));
+    let room = Room::from_stored(s, None, RoomLimits::default(), later).unwrap();
+    assert_eq!(room.status(), Status::Live);
+    assert_eq!(room.deadline(), Some(later.at + Duration::from_secs(30)));
+    let st = state_of(&room, Viewer::BLACK, later);
+    assert_eq!(st.first_move.map(|f| f.color), Some("black"));
+    assert_eq!(st.clock.unwrap().running, None);
+    assert!(st.abortable);
+}
+
+#[test]
+fn a_tournament_game_cannot_be_aborted_and_a_missed_first_move_loses() {
+    let now = Now::real();
+    let tc = TimeControl::parse("10+0", None).unwrap();
+    let mut room = live_game(tc, now);
+    room.set_tournament(true);
+    assert!(!state_of(&room, Viewer::RED, now).abortable);
+    let (writes, fx) = client(&mut room, RED, ClientIn::Abort, now);
+    assert!(writes.is_empty());
+    assert_eq!(error_code(&fx, RED), Some(ErrorCode::NotAbortable));
+    let t = now.after(Duration::from_secs(5));
+    play_one(&mut room, RED, t);
+    let due = t.after(Duration::from_secs(30));
+    let fx = room.handle(Input::Tick, due);
+    let (writes, fx) = settle(&mut room, fx, due);
+    let lost = Outcome::Win {
+        winner: Color::Red,
+        reason: Reason::Forfeit,
+    };
+    assert_eq!(finish_written(&writes), Some(GameEnd::Result(lost)));
+    assert_eq!(ended(&fx), Some(lost), "the tournament hears of the result");
+    assert!(!room.is_aborted());
+}
+
+// --- Chat (docs/server.md, "Chat") ---
+
+fn chat(room_name: ChatRoom, text: &str) -> ClientIn {
+    ClientIn::Chat {
+        room: room_name,
+        text: text.into(),
+    }
+}
+
+fn chat_texts(fx: &[Effect], conn: ConnId, viewer: Viewer) -> Vec<String> {
+    received(fx, conn, viewer)
+        .into_iter()
+        .filter_map(|m| match m {
+            ClientOut::Chat(c) => Some(c.text.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn chat_goes_to_its_own_room_only() {
+    let now = Now::real();
+    let mut room = live_game(None, now);
+    let v = room.version();
+    let (writes, fx) = client(&mut room, RED, chat(ChatRoom::Players, " good luck "), now);
+    assert!(
+        matches!(writes.as_slice(), [Write::Chat { line, .. }] if line.text == "good luck" && line.color == Some(Color::Red)),
+        "stored first: {writes:?}"
+    );
+    assert_eq!(chat_texts(&fx, RED, Viewer::RED), ["good luck"]);
+    assert_eq!(chat_texts(&fx, BLACK, Viewer::BLACK), ["good luck"]);
+    assert!(
+        chat_texts(&fx, WATCHER, Viewer::Spectator).is_empty(),
+        "spectators do not read the players"
+    );
+    let (_, fx) = client(
+        &mut room,
+        WATCHER,
+        chat(ChatRoom::Spectators, "<img src=x onerror=alert(1)>"),
+        now,
+    );
+    assert_eq!(
+        chat_texts(&fx, WATCHER, Viewer::Spectator),
+        ["<img src=x onerror=alert(1)>"]
+    );
+    assert!(
+        chat_texts(&fx, RED, Viewer::RED).is_empty(),
+        "players do not read the spectators"
+    );
+    assert!(chat_texts(&fx, BLACK, Viewer::BLACK).is_empty());
+    assert_eq!(room.version(), v, "chat changes no game state");
+    // Wrong rooms.
+    let (writes, fx) = client(&mut room, WATCHER, chat(ChatRoom::Players, "hi"), now);
+    assert!(writes.is_empty());
+    assert_eq!(error_code(&fx, WATCHER), Some(ErrorCode::ChatRoom));
+    let (_, fx) = client(&mut room, BLACK, chat(ChatRoom::Spectators, "hi"), now);
+    assert_eq!(error_code(&fx, BLACK), Some(ErrorCode::ChatRoom));
+    // Each reads his own room in the state, with the sender's seat.
+    let red = state_of(&room, Viewer::RED, now).chat;
+    assert_eq!(red.room, Some("players"));
+    assert_eq!(
+        red.lines
+            .iter()
+            .map(|l| (l.text.as_str(), l.color))
+            .collect::<Vec<_>>(),
+        [("good luck", Some("red"))]
+    );
+    let watcher = state_of(&room, Viewer::Spectator, now).chat;
+    assert_eq!(watcher.room, Some("spectators"));
+    assert_eq!(watcher.lines.len(), 1);
+    assert_eq!(watcher.lines[0].color, None);
+    // The chat stays open after the end.
+    client(&mut room, RED, ClientIn::Resign, now);
+    let (_, fx) = client(&mut room, BLACK, chat(ChatRoom::Players, "gg"), now);
+    assert_eq!(chat_texts(&fx, RED, Viewer::RED), ["gg"]);
+}
+
+#[test]
+fn chat_lines_are_cleaned_and_limited_in_length_and_rate() {
+    let now = Now::real();
+    let mut room = live_game(None, now);
+    let (_, fx) = client(
+        &mut room,
+        RED,
+        chat(ChatRoom::Players, &"x".repeat(141)),
+        now,
+    );
+    assert_eq!(error_code(&fx, RED), Some(ErrorCode::ChatTooLong));
+    let (_, fx) = client(
+        &mut room,
+        RED,
+        chat(ChatRoom::Players, "\u{0}\u{1b}\n "),
+        now,
+    );
+    assert_eq!(error_code(&fx, RED), Some(ErrorCode::ChatEmpty));
+    let (_, fx) = client(
+        &mut room,
+        RED,
+        chat(ChatRoom::Players, "a\u{0}b\u{202e}c\nd"),
+        now,
+    );
+    assert_eq!(chat_texts(&fx, BLACK, Viewer::BLACK), ["abc d"]);
+    // Four more in the window are fine (refused lines did not count), the sixth is not.
+    for i in 0..4 {
+        let (_, fx) = client(
+            &mut room,
+            RED,
+            chat(ChatRoom::Players, &format!("{i}")),
+            now,
+        );
+        assert_eq!(error_code(&fx, RED), None);
+    }
+    let t = now.after(Duration::from_secs(9));
+    let (writes, fx) = client(&mut room, RED, chat(ChatRoom::Players, "six"), t);
+    assert!(writes.is_empty());
+    assert_eq!(error_code(&fx, RED), Some(ErrorCode::RateLimited));
+    // Per sender: Black and the spectator may still talk; Red again after the window.
+    let (_, fx) = client(&mut room, BLACK, chat(ChatRoom::Players, "me"), t);
+    assert_eq!(error_code(&fx, BLACK), None);
+    let (_, fx) = client(
+        &mut room,
+        RED,
+        chat(ChatRoom::Players, "again"),
+        now.after(Duration::from_secs(10)),
+    );
+    assert_eq!(error_code(&fx, RED), None);
+    // A room holds so many lines.
+    let limits = RoomLimits {
+        chat: crate::chat::ChatLimits {
+            max_lines: 2,
+            ..Default::default()
+        },
+        ..RoomLimits::default()
+    };
+    let mut room = Room::from_stored(stored(ByColor::default(), None), None, limits, now).unwrap();
+    let fx = room.handle(
+        Input::Join {
+            conn: WATCHER,
+            token: None,
+            user: Some("Kibitzer".into()),
+        },
+        now,
+    );
+    settle(&mut room, fx, now);
+    for (i, want) in [None, None, Some(ErrorCode::ChatFull)]
+        .into_iter()
+        .enumerate()
+    {
+        let (writes, fx) = client(
+            &mut room,
+            WATCHER,
+            chat(ChatRoom::Spectators, &format!("{i}")),
+            now,
+        );
+        assert_eq!(error_code(&fx, WATCHER), want);
+        if want.is_none() {
+            assert!(
+                matches!(writes.as_slice(), [Write::Chat { line, .. }] if line.user.as_deref() == Some("Kibitzer"))
+            );
+        }
+    }
+}
+
+#[test]
+fn a_player_can_turn_the_opponents_chat_off() {
+    let now = Now::real();
+    let mut room = live_game(None, now);
+    client(&mut room, BLACK, chat(ChatRoom::Players, "before"), now);
+    let (writes, fx) = client(&mut room, RED, ClientIn::ChatMute { muted: true }, now);
+    assert!(
+        matches!(
+            writes.as_slice(),
+            [Write::ChatMute {
+                color: Color::Red,
+                muted: true,
+                ..
+            }]
+        ),
+        "{writes:?}"
+    );
+    let got = received(&fx, RED, Viewer::RED);
+    assert!(
+        matches!(got.as_slice(), [ClientOut::State(s)] if s.chat.muted && s.chat.lines.is_empty()),
+        "Red's page refreshes without Black's lines: {got:?}"
+    );
+    let (_, fx) = client(&mut room, BLACK, chat(ChatRoom::Players, "rude"), now);
+    assert!(
+        chat_texts(&fx, RED, Viewer::RED).is_empty(),
+        "not delivered to Red"
+    );
+    assert_eq!(
+        chat_texts(&fx, BLACK, Viewer::BLACK),
+        ["rude"],
+        "Black still sees his own"
+    );
+    let (_, fx) = client(&mut room, RED, chat(ChatRoom::Players, "mine"), now);
+    assert_eq!(chat_texts(&fx, RED, Viewer::RED), ["mine"]);
+    assert_eq!(
+        chat_texts(&fx, BLACK, Viewer::BLACK),
+        ["mine"],
+        "Black is not muted"
+    );
+    let (_, fx) = client(&mut room, WATCHER, ClientIn::ChatMute { muted: true }, now);
+    assert_eq!(error_code(&fx, WATCHER), Some(ErrorCode::NotAPlayer));
+    let (writes, _) = client(&mut room, RED, ClientIn::ChatMute { muted: false }, now);
+    assert_eq!(writes.len(), 1);
+    let lines = state_of(&room, Viewer::RED, now).chat.lines;
+    assert_eq!(
+        lines.iter().map(|l| l.text.as_str()).collect::<Vec<_>>(),
+        ["before", "rude", "mine"]
+    );
+}
+
+#[test]
+fn an_engine_game_has_no_player_chat_and_stored_chat_comes_back() {
+    let now = Now::real();
+    let engine_black = ByColor {
+        red: None,
+        black: Some(1),
+    };
+    let mut room =
+        Room::from_stored(stored(engine_black, None), None, RoomLimits::default(), now).unwrap();
+    let fx = room.handle(
+        Input::Join {
+            conn: RED,
+            token: Some(tokens().red),
+            user: None,
+        },
+        now,
+    );
+    settle(&mut room, fx, now);
+    assert_eq!(state_of(&room, Viewer::RED, now).chat.room, None);
+    let (writes, fx) = client(&mut room, RED, chat(ChatRoom::Players, "hello engine"), now);
+    assert!(writes.is_empty());
+    assert_eq!(error_code(&fx, RED), Some(ErrorCode::ChatRoom));
+    // A restored game has its lines and mutes.
+    let mut s = stored(ByColor::default(), None);
+    s.chat = vec![crate::chat::ChatLine {
+        n: 1,
+        room: ChatRoom::Players,
+        color: Some(Color::Black),
+        user: Some("Bob".into()),
+        text: "stored".into(),
+        at_ms: 9,
+    }];
+    s.mutes.red = true;
+    let room = Room::from_stored(s, None, RoomLimits::default(), now).unwrap();
+    assert!(state_of(&room, Viewer::RED, now).chat.lines.is_empty());
+    let black = state_of(&room, Viewer::BLACK, now).chat;
+    assert_eq!(black.lines[0].name.as_deref(), Some("Bob"));
+    assert!(!black.muted);
 }

@@ -10,6 +10,7 @@ use std::pin::Pin;
 
 use jieqi_core::{ByColor, Color, Outcome};
 
+use crate::chat::ChatLine;
 use crate::rating::{Category, Rating};
 
 /// A boxed future, so the trait stays object-safe.
@@ -101,12 +102,49 @@ pub struct MoveRecord {
     pub at_ms: u64,
 }
 
-/// How a game ended, as stored: the outcome (kept as its PGN result, its winner and
-/// its [`Reason::code`](jieqi_core::Reason::code)) and when.
+/// How a server game ended: played to a result, or aborted (no result).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum GameEnd {
+    /// A result: a win or a draw, with its reason.
+    Result(Outcome),
+    /// Aborted before both players had moved (docs/server.md, "Game start"): no
+    /// result, no rating change, not counted in anybody's results.
+    Aborted,
+}
+
+impl GameEnd {
+    /// The result, `None` when aborted.
+    pub fn outcome(self) -> Option<Outcome> {
+        match self {
+            GameEnd::Result(o) => Some(o),
+            GameEnd::Aborted => None,
+        }
+    }
+
+    /// The PGN result: `1-0`, `0-1`, `1/2-1/2`, or `*` when aborted.
+    pub fn result_str(self) -> &'static str {
+        match self {
+            GameEnd::Result(o) => o.result_str(),
+            GameEnd::Aborted => "*",
+        }
+    }
+
+    /// The protocol's reason name (docs/protocol.md §3.4), `aborted` when aborted.
+    pub fn reason_name(self) -> &'static str {
+        match self {
+            GameEnd::Result(o) => o.reason().name(),
+            GameEnd::Aborted => "aborted",
+        }
+    }
+}
+
+/// How a game ended, as stored: the end (a result kept as its PGN result, its winner
+/// and its [`Reason::code`](jieqi_core::Reason::code); an abort as `*` and `aborted`)
+/// and when.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct FinishRecord {
     /// The end.
-    pub outcome: Outcome,
+    pub end: GameEnd,
     /// When (Unix ms).
     pub at_ms: u64,
 }
@@ -128,6 +166,10 @@ pub struct StoredGame {
     pub rematch: Option<String>,
     /// Last change (Unix ms).
     pub updated_ms: u64,
+    /// The chat of both rooms, in order.
+    pub chat: Vec<ChatLine>,
+    /// Which players have turned the other's chat off.
+    pub mutes: ByColor<bool>,
 }
 
 /// A game's lobby line.
@@ -232,6 +274,22 @@ pub enum Write {
         id: String,
         /// The new game's id.
         rematch: String,
+    },
+    /// A chat line of a game.
+    Chat {
+        /// Game id.
+        id: String,
+        /// The line.
+        line: ChatLine,
+    },
+    /// A player turned the opponent's chat off or on again.
+    ChatMute {
+        /// Game id.
+        id: String,
+        /// The player.
+        color: Color,
+        /// Off (`true`) or on again.
+        muted: bool,
     },
     /// Create or replace a tournament (docs/tournament.md, "Tournaments on the web
     /// server"): its whole state as one JSON text.

@@ -9,10 +9,11 @@ use rusqlite::{Connection, OptionalExtension, Row, params};
 use tokio::sync::oneshot;
 
 use super::{
-    BoxFuture, FinishRecord, GameFilter, HistoryEntry, ListKind, MoveRecord, NewGame, PlayerResult,
-    RatingChange, RatingRecord, SeatRecord, Store, StoreError, StoredGame, Summary, Tally,
-    UserRecord, Write,
+    BoxFuture, FinishRecord, GameEnd, GameFilter, HistoryEntry, ListKind, MoveRecord, NewGame,
+    PlayerResult, RatingChange, RatingRecord, SeatRecord, Store, StoreError, StoredGame, Summary,
+    Tally, UserRecord, Write,
 };
+use crate::chat::{ChatLine, ChatRoom};
 use crate::rating::{Category, Rating};
 
 /// How hard SQLite works to make a commit durable.
@@ -137,6 +138,21 @@ CREATE TABLE IF NOT EXISTS game_ratings (
   PRIMARY KEY (game, color)
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS game_ratings_by_user ON game_ratings(user);
+CREATE TABLE IF NOT EXISTS chat (
+  game TEXT NOT NULL,
+  n INTEGER NOT NULL,
+  room TEXT NOT NULL,
+  color TEXT,
+  user TEXT,
+  text TEXT NOT NULL,
+  at_ms INTEGER NOT NULL,
+  PRIMARY KEY (game, n)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS chat_mutes (
+  game TEXT NOT NULL,
+  color TEXT NOT NULL,
+  PRIMARY KEY (game, color)
+) WITHOUT ROWID;
 ";
 
 /// Columns added to `games` after its first version, with their definitions.
@@ -567,6 +583,30 @@ fn apply(tx: &Connection, w: &Write) -> Result<(), StoreError> {
             )?;
         }
         Write::Finish { id, finish } => write_finish(tx, id, finish)?,
+        Write::Chat { id, line } => {
+            run(
+                tx,
+                "INSERT INTO chat (game, n, room, color, user, text, at_ms)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+                params![
+                    id,
+                    line.n,
+                    line.room.name(),
+                    line.color.map(Color::name),
+                    line.user,
+                    line.text,
+                    i(line.at_ms)
+                ],
+            )?;
+        }
+        Write::ChatMute { id, color, muted } => {
+            let sql = if *muted {
+                "INSERT INTO chat_mutes (game, color) VALUES (?1, ?2) ON CONFLICT DO NOTHING"
+            } else {
+                "DELETE FROM chat_mutes WHERE game = ?1 AND color = ?2"
+            };
+            run(tx, sql, params![id, color.name()])?;
+        }
         Write::Rematch { id, rematch } => {
             run(
                 tx,
@@ -598,9 +638,12 @@ fn write_finish(tx: &Connection, id: &str, f: &FinishRecord) -> Result<(), Store
              WHERE id = ?1 AND result IS NULL",
         params![
             id,
-            f.outcome.result_str(),
-            f.outcome.winner().map(Color::name),
-            f.outcome.reason().code(),
+            f.end.result_str(),
+            f.end.outcome().and_then(|o| o.winner()).map(Color::name),
+            match f.end {
+                GameEnd::Result(o) => o.reason().code(),
+                GameEnd::Aborted => ABORTED.to_string(),
+            },
             i(f.at_ms)
         ],
     )?;
@@ -609,8 +652,15 @@ fn write_finish(tx: &Connection, id: &str, f: &FinishRecord) -> Result<(), Store
             "game {id}: cannot finish (missing or already over)"
         )));
     }
-    rate(tx, id, &f.outcome)
+    // An aborted game has no result: nobody's rating changes.
+    match f.end {
+        GameEnd::Result(o) => rate(tx, id, &o),
+        GameEnd::Aborted => Ok(()),
+    }
 }
+
+/// The `reason` of an aborted game (its `result` is `*`).
+const ABORTED: &str = "aborted";
 
 /// Updates the players' ratings for a rated game that has just ended, in the
 /// transaction that stores the end: an end is stored once (`result IS NULL` above),
@@ -700,7 +750,8 @@ const SUMMARY_COLS: &str = "id, red_level, black_level, red_joined, black_joined
 
 /// A game's result for the user `?1` (who sat on one of its seats): `win`, `draw` or
 /// `loss`; Red's if the user sat on both (a casual game against oneself).
-const RESULT_FOR_USER: &str = "(CASE WHEN winner IS NULL THEN 'draw'
+const RESULT_FOR_USER: &str =
+    "(CASE WHEN result = '*' THEN 'aborted' WHEN winner IS NULL THEN 'draw'
   WHEN winner = (CASE WHEN red_user = ?1 THEN 'red' ELSE 'black' END) THEN 'win'
   ELSE 'loss' END)";
 
@@ -724,6 +775,12 @@ fn finish_from(id: &str, cols: FinishColumns) -> Result<Option<FinishRecord>, St
     let Some(result) = result else {
         return Ok(None);
     };
+    if result == "*" && reason.as_deref() == Some(ABORTED) && winner.is_none() {
+        return Ok(Some(FinishRecord {
+            end: GameEnd::Aborted,
+            at_ms: u(at.unwrap_or(0)),
+        }));
+    }
     let read = || -> Result<FinishRecord, String> {
         let winner = match winner.as_deref() {
             None => None,
@@ -739,7 +796,7 @@ fn finish_from(id: &str, cols: FinishColumns) -> Result<Option<FinishRecord>, St
             return Err(format!("result {result:?} but winner {winner:?}"));
         }
         Ok(FinishRecord {
-            outcome,
+            end: GameEnd::Result(outcome),
             at_ms: u(at.unwrap_or(0)),
         })
     };
@@ -836,6 +893,8 @@ fn load_game(c: &Connection, id: &str) -> Result<Option<StoredGame>, StoreError>
                     started_ms: r.get::<_, Option<i64>>(20)?.map(u),
                     finish: None,
                     moves: Vec::new(),
+                    chat: Vec::new(),
+                    mutes: ByColor::default(),
                 };
                 let finish: FinishColumns = (r.get(21)?, r.get(22)?, r.get(23)?, r.get(24)?);
                 Ok((game, finish))
@@ -866,7 +925,56 @@ fn load_game(c: &Connection, id: &str) -> Result<Option<StoredGame>, StoreError>
         .collect::<Result<Vec<_>, _>>()
         .map_err(db)?;
     g.moves = moves;
+    g.chat = load_chat(c, id)?;
+    let mut st = c
+        .prepare_cached("SELECT color FROM chat_mutes WHERE game = ?1")
+        .map_err(db)?;
+    for color in st
+        .query_map(params![id], |r| r.get::<_, String>(0))
+        .map_err(db)?
+    {
+        if let Some(c) = Color::parse_name(&color.map_err(db)?) {
+            g.mutes[c] = true;
+        }
+    }
     Ok(Some(g))
+}
+
+/// A game's chat lines, in order. A line that cannot be read (an unknown room) is
+/// left out rather than failing the game.
+fn load_chat(c: &Connection, id: &str) -> Result<Vec<ChatLine>, StoreError> {
+    let mut st = c
+        .prepare_cached(
+            "SELECT n, room, color, user, text, at_ms FROM chat WHERE game = ?1 ORDER BY n",
+        )
+        .map_err(db)?;
+    let rows = st
+        .query_map(params![id], |r| {
+            Ok((
+                r.get::<_, u32>(0)?,
+                r.get::<_, String>(1)?,
+                r.get::<_, Option<String>>(2)?,
+                r.get::<_, Option<String>>(3)?,
+                r.get::<_, String>(4)?,
+                u(r.get(5)?),
+            ))
+        })
+        .map_err(db)?
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(db)?;
+    Ok(rows
+        .into_iter()
+        .filter_map(|(n, room, color, user, text, at_ms)| {
+            Some(ChatLine {
+                n,
+                room: ChatRoom::parse(&room)?,
+                color: color.as_deref().and_then(Color::parse_name),
+                user,
+                text,
+                at_ms,
+            })
+        })
+        .collect())
 }
 
 impl Store for SqliteStore {
@@ -1066,7 +1174,7 @@ impl Store for SqliteStore {
         self.read(move |c| {
             let sql = format!(
                 "SELECT category, rated, {RESULT_FOR_USER} AS r, COUNT(*) FROM games
-                 WHERE result IS NOT NULL AND (red_user = ?1 OR black_user = ?1)
+                 WHERE result IS NOT NULL AND result <> '*' AND (red_user = ?1 OR black_user = ?1)
                  GROUP BY category, rated, r"
             );
             let mut st = c.prepare_cached(&sql).map_err(db)?;
@@ -1278,10 +1386,10 @@ mod tests {
         casual.rated = false;
         s.write(Write::Create(Box::new(casual))).await.unwrap();
         let win = |winner| FinishRecord {
-            outcome: Outcome::Win {
+            end: GameEnd::Result(Outcome::Win {
                 winner,
                 reason: Reason::Resignation,
-            },
+            }),
             at_ms: 5000,
         };
         s.write(Write::Finish {
@@ -1519,10 +1627,10 @@ mod tests {
         let live = s.list(ListKind::Live, 10).await.unwrap();
         assert_eq!((live.len(), live[0].plies), (1, 2));
         let f = FinishRecord {
-            outcome: Outcome::Win {
+            end: GameEnd::Result(Outcome::Win {
                 winner: Color::Black,
                 reason: Reason::Resignation,
-            },
+            }),
             at_ms: 9,
         };
         s.write(Write::Finish {
@@ -1575,7 +1683,7 @@ mod tests {
             .unwrap();
         }
         let finish = FinishRecord {
-            outcome: end,
+            end: GameEnd::Result(end),
             at_ms: 9,
         };
         s.write(Write::Finish {
@@ -1613,11 +1721,11 @@ mod tests {
         };
         finished(&s, "g1", &[], chase).await;
         finished(&s, "g2", &[], draw).await;
-        let end = |g: &StoredGame| g.finish.map(|f| f.outcome);
+        let end = |g: &StoredGame| g.finish.and_then(|f| f.end.outcome());
         assert_eq!(end(&s.load("g1").await.unwrap().unwrap()), Some(chase));
         assert_eq!(end(&s.load("g2").await.unwrap().unwrap()), Some(draw));
         let sum = s.summary("g1").await.unwrap().unwrap();
-        assert_eq!(sum.finish.map(|f| f.outcome), Some(chase));
+        assert_eq!(sum.finish.and_then(|f| f.end.outcome()), Some(chase));
         let recent = s.list(ListKind::Recent, 10).await.unwrap();
         assert_eq!(recent.len(), 2);
         let c = s.reader.lock().unwrap();
@@ -1690,7 +1798,7 @@ mod tests {
         set_reason(&path, "g3", "perpetual_chase", 0);
         let s = SqliteStore::open(&path, SyncMode::Normal).unwrap();
         let g1 = s.load("g1").await.unwrap().unwrap();
-        assert_eq!(g1.finish.map(|f| f.outcome), Some(end));
+        assert_eq!(g1.finish.and_then(|f| f.end.outcome()), Some(end));
         for id in ["g2", "g3"] {
             assert!(
                 matches!(s.load(id).await, Err(StoreError::Corrupt { id: ref i, .. }) if i == id),
@@ -1742,5 +1850,103 @@ mod tests {
             );
         }
         assert!(s.list(ListKind::Recent, 10).await.unwrap().is_empty());
+    }
+
+    #[tokio::test]
+    async fn an_aborted_rated_game_changes_no_rating_and_counts_in_no_result() {
+        let dir = tempfile::tempdir().unwrap();
+        let s = SqliteStore::open(&dir.path().join("t.db"), SyncMode::Normal).unwrap();
+        user(&s, "Alice").await;
+        user(&s, "Bob").await;
+        s.write(Write::Create(Box::new(rated("a1", "Alice", "Bob"))))
+            .await
+            .unwrap();
+        let aborted = FinishRecord {
+            end: GameEnd::Aborted,
+            at_ms: 7000,
+        };
+        s.write(Write::Finish {
+            id: "a1".into(),
+            finish: aborted,
+        })
+        .await
+        .unwrap();
+        assert!(s.ratings("Alice").await.unwrap().is_empty());
+        assert!(s.rating_history("Bob").await.unwrap().is_empty());
+        assert!(s.tallies("Alice").await.unwrap().is_empty());
+        assert_eq!(s.load("a1").await.unwrap().unwrap().finish, Some(aborted));
+        let recent = s.list(ListKind::Recent, 10).await.unwrap();
+        assert_eq!(recent[0].finish, Some(aborted), "listed as aborted");
+        let (games, total) = s
+            .history("Alice", GameFilter::default(), 0, 20)
+            .await
+            .unwrap();
+        assert_eq!((games.len(), total), (1, 1), "in the history, as aborted");
+        let wins = GameFilter {
+            result: Some(PlayerResult::Win),
+            ..GameFilter::default()
+        };
+        assert_eq!(s.history("Alice", wins, 0, 20).await.unwrap().1, 0);
+        assert!(s.unfinished().await.unwrap().is_empty());
+    }
+
+    #[tokio::test]
+    async fn chat_lines_and_mutes_are_stored_with_the_game() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.db");
+        let s = SqliteStore::open(&path, SyncMode::Normal).unwrap();
+        s.write(Write::Create(Box::new(new_game("g1"))))
+            .await
+            .unwrap();
+        let line = |n, room, color, text: &str| ChatLine {
+            n,
+            room,
+            color,
+            user: None,
+            text: text.into(),
+            at_ms: 100 + u64::from(n),
+        };
+        let lines = vec![
+            line(1, ChatRoom::Players, Some(Color::Red), "<b>hi</b>"),
+            line(2, ChatRoom::Spectators, None, "nice"),
+        ];
+        for l in &lines {
+            s.write(Write::Chat {
+                id: "g1".into(),
+                line: l.clone(),
+            })
+            .await
+            .unwrap();
+        }
+        for muted in [true, true, false, true] {
+            s.write(Write::ChatMute {
+                id: "g1".into(),
+                color: Color::Black,
+                muted,
+            })
+            .await
+            .unwrap();
+        }
+        // A line numbered twice is refused.
+        assert!(
+            s.write(Write::Chat {
+                id: "g1".into(),
+                line: lines[0].clone(),
+            })
+            .await
+            .is_err()
+        );
+        s.close();
+        drop(s);
+        let s = SqliteStore::open(&path, SyncMode::Normal).unwrap();
+        let g = s.load("g1").await.unwrap().unwrap();
+        assert_eq!(g.chat, lines);
+        assert_eq!(
+            g.mutes,
+            ByColor {
+                red: false,
+                black: true
+            }
+        );
     }
 }

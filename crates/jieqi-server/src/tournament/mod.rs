@@ -341,8 +341,10 @@ pub async fn load_all(shared: &Arc<Shared>) -> Result<usize, StoreError> {
                 if next.state.rounds[r].games[b].result.is_some() {
                     continue;
                 }
-                if let Some(f) = shared.store.summary(&bg.game).await?.and_then(|s| s.finish) {
-                    let res = GameResult::from(&f.outcome);
+                let finish = shared.store.summary(&bg.game).await?.and_then(|s| s.finish);
+                // A tournament game is never aborted (docs/server.md, "Game start").
+                if let Some(o) = finish.and_then(|f| f.end.outcome()) {
+                    let res = GameResult::from(&o);
                     if next.state.set_result(r + 1, b + 1, res, false).is_ok() {
                         changed = true;
                     }

@@ -144,3 +144,23 @@ pub async fn move_event(c: &mut WsClient, n: u64) -> Value {
         }
     }
 }
+
+/// Both first moves of a live game (no clock runs before them, docs/server.md, "Game
+/// start"): Red plays his first legal move, then Black; returns when both have seen
+/// Black's. The clocks run from then on, Red's first.
+pub async fn first_moves(red: &mut WsClient, black: &mut WsClient) {
+    let s = sync(red).await;
+    let m = s["d"]["legal"][0]
+        .as_str()
+        .expect("Red to move")
+        .to_string();
+    red.send("move", json!({ "uci": m }), None).await.unwrap();
+    let ev = move_event(black, 1).await;
+    let m = ev["d"]["legal"][0]
+        .as_str()
+        .expect("Black to move")
+        .to_string();
+    black.send("move", json!({ "uci": m }), None).await.unwrap();
+    move_event(red, 2).await;
+    move_event(black, 2).await;
+}

@@ -390,3 +390,39 @@ pub fn invite_link_and_id(b: &Browser, base: &str) -> (String, String) {
         .unwrap_or_else(|| b.fail(&format!("not an invite link: {invite}")));
     (invite, id)
 }
+
+/// Play one move by clicking: one of our pieces that has destinations, then the first
+/// destination. Prefers `prefer` (from, to) when it is legal.
+pub fn click_a_move(b: &Browser, prefer: Option<(&str, &str)>) -> (String, String) {
+    if let Some((from, to)) = prefer {
+        b.click(&format!(".piece[data-sq='{from}']"));
+        let sel = format!(".dest[data-sq='{to}']");
+        if b.find(&sel).is_some() {
+            b.click(&sel);
+            return (from.to_string(), to.to_string());
+        }
+    }
+    let ours = b.script(
+        "const mine = document.querySelector('.board-box').dataset.turn;
+         return [...document.querySelectorAll('svg.board .piece.' + mine)].map(e => e.dataset.sq);",
+        json!([]),
+    );
+    for sq in ours.as_array().expect("squares") {
+        let sq = sq.as_str().expect("square");
+        b.click(&format!(".piece[data-sq='{sq}']"));
+        let dests = b.script(
+            "return [...document.querySelectorAll('.dest')].map(e => e.dataset.sq);",
+            json!([]),
+        );
+        if let Some(to) = dests
+            .as_array()
+            .and_then(|d| d.first())
+            .and_then(Value::as_str)
+        {
+            let to = to.to_string();
+            b.click(&format!(".dest[data-sq='{to}']"));
+            return (sq.to_string(), to);
+        }
+    }
+    b.fail("no piece of ours has a legal move")
+}

@@ -57,8 +57,11 @@ fn spawn_server(sync: &str, games: usize) -> anyhow::Result<ServerChild> {
     let exe = std::env::current_exe()?;
     // Every player connects from this one address: lift the per-address cap.
     let per_address = (2 * games + 64).to_string();
+    // Thousands of games are connected and measured idle before anybody moves: a
+    // first-move window of an hour keeps them from being aborted meanwhile.
     let mut child = Command::new(exe)
         .args(["serve", "--addr", "127.0.0.1:0", "--sync", sync])
+        .args(["--first-move-secs", "3600"])
         .args(["--max-connections-per-address", &per_address, "--db"])
         .arg(dir.path().join("loadtest.db"))
         .env("RUST_LOG", "warn")

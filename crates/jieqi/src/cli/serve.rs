@@ -48,6 +48,10 @@ pub struct ServeArgs {
     /// Seconds past a ping interval after which a silent WebSocket is closed.
     #[arg(long, env = "JIEQI_WS_PONG_TIMEOUT_SECS", default_value_t = Limits::default().ws_pong_timeout.as_secs())]
     pub ws_pong_timeout_secs: u64,
+    /// Seconds a player has for his first move before the game is aborted (a
+    /// tournament game: lost).
+    #[arg(long, env = "JIEQI_FIRST_MOVE_SECS", default_value_t = Limits::default().game_start_and_chat.first_move.as_secs())]
+    pub first_move_secs: u64,
 }
 
 fn parse_engine(s: &str) -> Result<EngineKind, String> {
@@ -81,6 +85,10 @@ impl ServeArgs {
             idle_timeout: secs(self.idle_timeout_secs),
             ws_ping_interval: secs(self.ws_ping_secs),
             ws_pong_timeout: secs(self.ws_pong_timeout_secs),
+            game_start_and_chat: jieqi_server::GameStartAndChat {
+                first_move: secs(self.first_move_secs),
+                ..Default::default()
+            },
             ..Limits::default()
         }
     }
