@@ -6,6 +6,7 @@
 /// HTTP requests began to need the CSRF token.
 pub const VERSION: u32 = 2;
 
+pub mod lobby;
 pub mod out;
 
 pub use out::{ClientOut, Outgoing};
