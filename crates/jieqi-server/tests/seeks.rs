@@ -348,6 +348,20 @@ async fn hostile_seek_payloads_get_clear_errors() {
         .await
         .unwrap();
     expect_error(&mut c, "own_seek").await;
+    // Seeks and cancels change every lobby's list: they have a rate of their own.
+    let mut limited = 0;
+    for _ in 0..15 {
+        c.send("cancel", json!({ "id": "s999" }), None)
+            .await
+            .unwrap();
+        let e = c.recv_until("error", WAIT).await.unwrap();
+        if e["d"]["code"] == "rate_limited" {
+            limited += 1;
+        } else {
+            assert_eq!(e["d"]["code"], "no_seek", "{e}");
+        }
+    }
+    assert!(limited > 0, "15 cancels at once are too many");
     // The connection still works after all that.
     c.send("ping", json!({ "ts": 5 }), None).await.unwrap();
     let p = c.recv_until("pong", WAIT).await.unwrap();

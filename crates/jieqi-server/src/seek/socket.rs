@@ -19,6 +19,12 @@ use crate::ws::{Bucket, CLOSE_GOING_AWAY, CLOSE_TOO_BIG, MAX_DROPPED, OUTBOX, is
 
 type Sink = futures_util::stream::SplitSink<WebSocket, Message>;
 
+/// Seeks and cancels per second a connection may send (sustained): each one changes
+/// every lobby's list, so they are held to less than the other messages.
+pub const SEEK_RATE_PER_SEC: f64 = 2.0;
+/// Seeks and cancels in a burst.
+pub const SEEK_BURST: f64 = 10.0;
+
 /// Sends a message the socket answers itself (version 0); false if the socket is gone.
 async fn reply(sink: &mut Sink, msg: LobbyOut) -> bool {
     sink.send(Message::Text(msg.to_text(0).into()))
@@ -57,6 +63,7 @@ pub async fn serve(
     let stop = Shared::stopped(shared.stop_signal());
     tokio::pin!(stop);
     let mut bucket = Bucket::new(shared.config.rate_per_sec, shared.config.rate_burst);
+    let mut seek_bucket = Bucket::new(SEEK_RATE_PER_SEC, SEEK_BURST);
     let every = shared.limits.ws_ping_interval;
     let silence = every + shared.limits.ws_pong_timeout;
     let mut ping = tokio::time::interval_at(Instant::now() + every, every);
@@ -102,7 +109,7 @@ pub async fn serve(
                     if !reply(&mut sink, e.to_out(None)).await { break "gone" }
                     continue;
                 }
-                match handle(&shared, &lobby, &who, &text).await {
+                match handle(&shared, &lobby, &who, &mut seek_bucket, &text).await {
                     Ok(Some(answer)) => {
                         if !reply(&mut sink, answer).await { break "gone" }
                     }
@@ -176,10 +183,19 @@ async fn handle(
     shared: &Shared,
     lobby: &LobbyHandle,
     who: &Identity,
+    seek_bucket: &mut Bucket,
     text: &str,
 ) -> Result<Option<LobbyOut>, (Option<String>, LobbyError)> {
     let msg = lobby::parse(text)?;
     let t = Some(msg.type_name().to_string());
+    // Seeks and cancels that would reach the pool count against their own rate.
+    let mut held = |t: &Option<String>| {
+        if seek_bucket.take() {
+            return Ok(());
+        }
+        let e = format!("at most {SEEK_RATE_PER_SEC} seeks and cancels per second");
+        Err((t.clone(), LobbyError::new(LobbyErrorCode::RateLimited, e)))
+    };
     let gone = || LobbyError::new(LobbyErrorCode::Internal, "the lobby is stopping; reconnect");
     let sent = match msg {
         LobbyIn::Ping { ts } => return Ok(Some(LobbyOut::Pong(PongOut { ts }))),
@@ -197,6 +213,7 @@ async fn handle(
                         LobbyError::new(LobbyErrorCode::BadData, format!("seek: {e}")),
                     )
                 })?;
+            held(&t)?;
             let seeker = seeker(shared, who).await.map_err(|e| (t.clone(), e))?;
             lobby.seek(seeker, terms).await
         }
@@ -204,7 +221,10 @@ async fn handle(
             let seeker = seeker(shared, who).await.map_err(|e| (t.clone(), e))?;
             lobby.accept(seeker, id).await
         }
-        LobbyIn::Cancel { id } => lobby.cancel(who.clone(), id).await,
+        LobbyIn::Cancel { id } => {
+            held(&t)?;
+            lobby.cancel(who.clone(), id).await
+        }
     };
     sent.map(|()| None).map_err(|_| (t, gone()))
 }
