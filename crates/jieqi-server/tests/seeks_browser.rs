@@ -211,6 +211,7 @@ fn custom_seek_is_accepted_from_the_seek_list() {
     open_lobby(&b, &s.base, false);
     let row = "#seek-list tr.seek-row[data-time='10+0']";
     b.wait_for(&format!("{row} button.accept"));
+    b.shot("seeks-list");
     assert!(
         b.text(row).contains("Anonymous"),
         "a guest's seek: {}",
