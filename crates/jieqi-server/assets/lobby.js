@@ -3,6 +3,7 @@
 import { t, onLangChange, resultText } from './i18n.js';
 import { h, api, recall, remember, rememberSeat, myGames } from './util.js';
 import { currentUser, seatLink } from './account.js';
+import { quickPairing } from './seeks.js';
 
 const TIMES = ['3+2', '5+3', '10+5', '15+10', '30+0', 'none'];
 const MOVE_TIMES = ['', '30', '60', '120', '300'];
@@ -23,6 +24,8 @@ export function showLobby(main) {
   let timer = null;
   let message = '';
   let user = null;
+  // Quick pairing (tiles, custom seek, seek list) keeps its own state and socket.
+  const pairing = quickPairing();
 
   const settings = () => ({
     level: recall('jieqi.level', '3'),
@@ -138,6 +141,7 @@ export function showLobby(main) {
       message ? h('p', { class: 'error', id: 'lobby-error' }, message) : null,
     );
     main.replaceChildren(h('div', { class: 'lobby' },
+      pairing.el,
       form,
       h('section', { class: 'card tournaments-link', id: 'lobby-tournaments' },
         h('h2', {}, t('tournaments')),
@@ -180,6 +184,7 @@ export function showLobby(main) {
   draw();
   currentUser().then((u) => {
     user = u;
+    pairing.setUser(u);
     if (user && main.querySelector('.lobby') && !main.querySelector('#rated')) draw();
   });
   refresh();

@@ -311,6 +311,31 @@ impl WsClient {
         })
     }
 
+    /// Connects to the lobby socket `ws://addr/ws/lobby` (docs/protocol.md §8) with
+    /// extra request headers: an account's session cookie, say, or an `Origin`.
+    pub async fn connect_lobby(
+        addr: SocketAddr,
+        headers: &[(String, String)],
+    ) -> Result<WsClient, ClientError> {
+        use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+        use tokio_tungstenite::tungstenite::http::{HeaderName, HeaderValue};
+        let mut req = format!("ws://{addr}/ws/lobby").into_client_request()?;
+        for (k, v) in headers {
+            let name = HeaderName::from_bytes(k.as_bytes())
+                .map_err(|e| ClientError::Bad(format!("header {k}: {e}")))?;
+            let value = HeaderValue::from_str(v)
+                .map_err(|e| ClientError::Bad(format!("header {k}: {e}")))?;
+            req.headers_mut().append(name, value);
+        }
+        let config = WebSocketConfig::default().read_buffer_size(4 * 1024);
+        let (ws, _) = tokio_tungstenite::connect_async_with_config(req, Some(config), true).await?;
+        Ok(WsClient {
+            ws,
+            log: Vec::new(),
+            keep_log: true,
+        })
+    }
+
     /// Sends a message.
     pub async fn send(&mut self, t: &str, d: Value, v: Option<u64>) -> Result<(), ClientError> {
         let mut m = serde_json::json!({ "t": t, "d": d });

@@ -21,6 +21,7 @@ pub mod protocol;
 pub mod rating;
 pub mod request;
 pub mod room;
+pub mod seek;
 pub mod store;
 pub mod tournament;
 pub mod util;
@@ -302,6 +303,8 @@ pub struct Shared {
     pub tournaments: tournament::Hub,
     /// The limits on login and sign-up attempts.
     pub account_limits: accounts::limiter::AccountLimits,
+    /// Quick pairing: the seek pool and the lobbies watching it.
+    pub lobby: seek::Lobby,
     game_end_listeners: Mutex<Vec<mpsc::UnboundedSender<GameEnded>>>,
     next_conn: AtomicU64,
     connections: AtomicUsize,
@@ -327,6 +330,7 @@ impl Shared {
             engines,
             registry: Registry::new(),
             tournaments: tournament::Hub::default(),
+            lobby: seek::Lobby::default(),
             game_end_listeners: Mutex::new(Vec::new()),
             next_conn: AtomicU64::new(1),
             connections: AtomicUsize::new(0),
@@ -543,12 +547,13 @@ pub struct GameEnded {
 }
 
 /// Every route of the server: games, pages and assets ([`http`]), accounts
-/// ([`accounts`]) and tournaments ([`tournament`]), with the request body limit and
+/// ([`accounts`]), tournaments ([`tournament`]) and the lobby socket ([`seek`]), with the request body limit and
 /// the CSRF guard on every state-changing request.
 pub fn app(shared: Arc<Shared>) -> axum::Router {
     http::router()
         .merge(accounts::routes::routes())
         .merge(tournament::routes())
+        .merge(seek::routes())
         .layer(axum::middleware::from_fn(accounts::csrf::guard))
         .layer(axum::extract::DefaultBodyLimit::max(request::BODY_LIMIT))
         .with_state(shared)

@@ -34,7 +34,7 @@ pub const MAX_DROPPED: u32 = 200;
 pub const OUTBOX: usize = 128;
 
 /// A token bucket.
-struct Bucket {
+pub(crate) struct Bucket {
     tokens: f64,
     at: Instant,
     rate: f64,
@@ -42,7 +42,7 @@ struct Bucket {
 }
 
 impl Bucket {
-    fn new(rate: f64, burst: f64) -> Bucket {
+    pub(crate) fn new(rate: f64, burst: f64) -> Bucket {
         Bucket {
             tokens: burst,
             at: Instant::now(),
@@ -51,7 +51,7 @@ impl Bucket {
         }
     }
 
-    fn take(&mut self) -> bool {
+    pub(crate) fn take(&mut self) -> bool {
         let now = Instant::now();
         let dt = now.saturating_duration_since(self.at).as_secs_f64();
         self.at = now;
@@ -77,7 +77,7 @@ struct Session {
 }
 
 /// Whether a read failed because the message was over the size limits.
-fn is_too_big(e: &axum::Error) -> bool {
+pub(crate) fn is_too_big(e: &axum::Error) -> bool {
     std::error::Error::source(e)
         .and_then(|s| s.downcast_ref::<tungstenite::Error>())
         .is_some_and(|e| matches!(e, tungstenite::Error::Capacity(_)))

@@ -25,22 +25,30 @@ pub fn new_token() -> String {
     random_hex(16)
 }
 
-fn is_token(s: &str) -> bool {
+/// Whether `s` has the form of a token (32 lowercase hex characters).
+pub fn is_token(s: &str) -> bool {
     s.len() == 32 && s.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+}
+
+/// Whether the request names another site in its `Origin` header (a request without
+/// one, from a program rather than a page, is not foreign).
+pub fn foreign_origin(headers: &HeaderMap) -> bool {
+    let Some(origin) = headers.get(header::ORIGIN) else {
+        return false;
+    };
+    let host = headers.get(header::HOST).and_then(|h| h.to_str().ok());
+    let origin_host = origin
+        .to_str()
+        .ok()
+        .and_then(|o| o.split_once("://"))
+        .map(|(_, h)| h);
+    host.is_none() || origin_host != host
 }
 
 /// Why a state-changing request is refused, or `None` if it may go on.
 pub fn refusal(headers: &HeaderMap) -> Option<&'static str> {
-    if let Some(origin) = headers.get(header::ORIGIN) {
-        let host = headers.get(header::HOST).and_then(|h| h.to_str().ok());
-        let origin_host = origin
-            .to_str()
-            .ok()
-            .and_then(|o| o.split_once("://"))
-            .map(|(_, h)| h);
-        if host.is_none() || origin_host != host {
-            return Some("cross-site request refused: its Origin is not this server");
-        }
+    if foreign_origin(headers) {
+        return Some("cross-site request refused: its Origin is not this server");
     }
     let cookie = cookie(headers, COOKIE).filter(|c| is_token(c));
     let given = headers.get(HEADER).and_then(|h| h.to_str().ok());

@@ -7,6 +7,7 @@
 /// chat.
 pub const VERSION: u32 = 3;
 
+pub mod lobby;
 pub mod out;
 
 pub use out::{ClientOut, Outgoing};

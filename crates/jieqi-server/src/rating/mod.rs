@@ -67,6 +67,44 @@ impl Category {
     }
 }
 
+/// One value per [`Category`] (a player's ratings, say), indexed by the category.
+#[derive(Copy, Clone, Debug, Default, PartialEq)]
+pub struct ByCategory<T> {
+    /// Bullet.
+    pub bullet: T,
+    /// Blitz.
+    pub blitz: T,
+    /// Rapid.
+    pub rapid: T,
+    /// Classical.
+    pub classical: T,
+}
+
+impl<T> ByCategory<T> {
+    /// A container filled by `f` for each category.
+    pub fn new_with(mut f: impl FnMut(Category) -> T) -> ByCategory<T> {
+        ByCategory {
+            bullet: f(Category::Bullet),
+            blitz: f(Category::Blitz),
+            rapid: f(Category::Rapid),
+            classical: f(Category::Classical),
+        }
+    }
+}
+
+impl<T> std::ops::Index<Category> for ByCategory<T> {
+    type Output = T;
+
+    fn index(&self, c: Category) -> &T {
+        match c {
+            Category::Bullet => &self.bullet,
+            Category::Blitz => &self.blitz,
+            Category::Rapid => &self.rapid,
+            Category::Classical => &self.classical,
+        }
+    }
+}
+
 /// A player's Glicko-2 rating in one category.
 #[derive(Copy, Clone, Debug, PartialEq)]
 pub struct Rating {

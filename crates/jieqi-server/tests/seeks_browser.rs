@@ -1,0 +1,235 @@
+//! Quick pairing in a real browser (headless Chromium through chromedriver, like
+//! `tests/browser.rs`): two browsers sign up and click the same time-control tile and
+//! both land on one new rated game with opposite colours; a guest's custom seek is
+//! accepted from the other browser's live seek list.
+//!
+//! Needs `chromium` and `chromium-driver`.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+
+use jieqi_server::{Config, Server};
+use serde_json::{Value, json};
+
+mod webdriver;
+use webdriver::*;
+
+fn set_value(b: &Browser, css: &str, value: &str) {
+    b.script(
+        "const e = document.querySelector(arguments[0]); e.value = arguments[1];",
+        json!([css, value]),
+    );
+}
+
+/// Signs up on the login page; ends on the new player's profile page.
+fn sign_up(b: &Browser, base: &str, name: &str) {
+    b.goto(&format!("{base}/login?signup=1"));
+    b.wait_for("#account-submit");
+    set_value(b, "#user-name", name);
+    set_value(b, "#password", "a long enough password");
+    b.click("#account-submit");
+    b.wait(
+        "the new player's profile",
+        "const h = document.querySelector('#profile-name'); return !!h && h.textContent === arguments[0];",
+        json!([name]),
+        WAIT,
+    );
+}
+
+/// Opens the lobby and waits until its lobby socket has brought the seek list (and,
+/// for a logged-in player, until the page knows who he is).
+fn open_lobby(b: &Browser, base: &str, logged_in: bool) {
+    b.goto(&format!("{base}/"));
+    b.wait_for("#quick-pairing[data-online=true]");
+    if logged_in {
+        b.wait_for("#seek-rated");
+    }
+}
+
+/// On a game page reached from a pairing: the game id and the colour the page plays
+/// (the seat marked "(you)"), once the game is live.
+fn landed(b: &Browser) -> (String, String) {
+    b.wait_for(".board-box[data-status=live]");
+    let v = b.script(
+        "const m = location.pathname.match(/^\\/game\\/([a-z0-9]+)$/);
+         const seat = new URLSearchParams(location.search).get('seat');
+         const mine = ['red', 'black'].filter((c) => {
+           const e = document.querySelector(`#player-${c} .name`);
+           return e && e.textContent.includes('(you)');
+         });
+         return [m ? m[1] : null, seat, mine];",
+        json!([]),
+    );
+    let id = v[0]
+        .as_str()
+        .unwrap_or_else(|| b.fail("not on a game page"));
+    assert_eq!(v[1].as_str().map(str::len), Some(32), "a seat link: {v}");
+    let mine = v[2].as_array().expect("colours");
+    assert_eq!(mine.len(), 1, "the page plays one colour: {v}");
+    (id.to_string(), mine[0].as_str().unwrap().to_string())
+}
+
+struct Setup {
+    rt: tokio::runtime::Runtime,
+    server: Server,
+    driver: Driver,
+    chromium: PathBuf,
+    dir: tempfile::TempDir,
+    base: String,
+}
+
+fn setup(db: &str) -> Setup {
+    let chromium = tool("CHROMIUM", "/usr/bin/chromium", "chromium");
+    let chromedriver = tool("CHROMEDRIVER", "/usr/bin/chromedriver", "chromium-driver");
+    let dir = tempfile::tempdir().expect("temp dir");
+    let rt = runtime();
+    let server = rt
+        .block_on(Server::start(Config {
+            addr: SocketAddr::from(([127, 0, 0, 1], 0)),
+            db: dir.path().join(db),
+            engine: jieqi_server::EngineKind::Greedy,
+            ..Config::default()
+        }))
+        .expect("start the server");
+    let base = format!("http://{}", server.addr);
+    let driver = start_driver(&chromedriver);
+    Setup {
+        rt,
+        server,
+        driver,
+        chromium,
+        dir,
+        base,
+    }
+}
+
+fn browser(s: &Setup, name: &str) -> Browser {
+    new_session(&s.driver, &s.chromium, &s.dir.path().join(name))
+}
+
+fn summary(s: &Setup, id: &str) -> Value {
+    let r =
+        s.rt.block_on(jieqi_server::client::http(
+            s.server.addr,
+            "GET",
+            &format!("/api/games/{id}"),
+            None,
+        ))
+        .expect("the game's summary");
+    r.json().expect("JSON")
+}
+
+fn finish(s: Setup, browsers: Vec<Browser>) {
+    for (i, who) in browsers.iter().enumerate() {
+        let errors = who.console_errors();
+        assert!(errors.is_empty(), "page {i} logged errors: {errors:#?}");
+    }
+    for b in browsers {
+        b.quit();
+    }
+    drop(s.driver);
+    s.rt.block_on(s.server.shutdown());
+}
+
+#[test]
+fn quick_pair_tile_pairs_two_accounts() {
+    let s = setup("tiles.db");
+    let a = browser(&s, "profile-a");
+    let b = browser(&s, "profile-b");
+    sign_up(&a, &s.base, "Alice");
+    sign_up(&b, &s.base, "Bob");
+
+    // Alice clicks the 3+2 tile: it waits, and the seek is in both lists.
+    open_lobby(&a, &s.base, true);
+    let tile = "button.tile[data-time='3+2'][data-move-time='']";
+    assert_eq!(
+        a.text(&format!("{tile} .cat")),
+        "Blitz",
+        "the tile names its category"
+    );
+    a.click(tile);
+    a.wait_for(".tile-box.waiting[data-time='3+2'] .tile-cancel");
+    a.wait_for("#seek-list tr.seek-row.own[data-time='3+2']");
+    a.shot("seeks-waiting");
+    assert!(
+        !a.text("#quick-pairing").contains("null"),
+        "no stray text: {}",
+        a.text("#quick-pairing")
+    );
+    open_lobby(&b, &s.base, true);
+    b.wait(
+        "Alice's seek in Bob's list",
+        "const r = document.querySelector(\"#seek-list tr.seek-row[data-time='3+2']\");
+         return !!r && r.textContent.includes('Alice') && !!r.querySelector('button.accept');",
+        json!([]),
+        WAIT,
+    );
+
+    // Bob clicks the same tile: both land on the same game, with opposite colours.
+    b.click(tile);
+    let (id_a, color_a) = landed(&a);
+    let (id_b, color_b) = landed(&b);
+    assert_eq!(id_a, id_b, "one game for both");
+    assert_ne!(color_a, color_b, "opposite colours");
+    for (who, other_color, other) in [(&a, &color_b, "Bob"), (&b, &color_a, "Alice")] {
+        who.wait(
+            "the opponent's name",
+            "const e = document.querySelector(`#player-${arguments[0]} .name`); return !!e && e.textContent.includes(arguments[1]);",
+            json!([other_color, other]),
+            WAIT,
+        );
+    }
+    let g = summary(&s, &id_a);
+    assert_eq!(
+        (&g["time"], &g["rated"], &g["category"]),
+        (&json!("3+2"), &json!(true), &json!("blitz")),
+        "a logged-in player's tile seeks rated: {g}"
+    );
+    let names = [g["red"]["name"].clone(), g["black"]["name"].clone()];
+    let alice_color = if names[0] == "Alice" { "red" } else { "black" };
+    assert_eq!(alice_color, color_a, "{g}");
+    finish(s, vec![a, b]);
+}
+
+#[test]
+fn custom_seek_is_accepted_from_the_seek_list() {
+    let s = setup("custom.db");
+    let a = browser(&s, "profile-a");
+    let b = browser(&s, "profile-b");
+
+    // A guest seeks 10+0 with a 60 s step time, as Red, from the custom form.
+    open_lobby(&a, &s.base, false);
+    a.click("details.custom summary");
+    a.click("#seek-time option[value='10+0']");
+    a.click("#seek-move-time option[value='60']");
+    a.click("#seek-color option[value='red']");
+    a.click("#create-seek");
+    a.wait_for("#seek-list tr.seek-row.own[data-time='10+0'] button.cancel");
+    a.wait_for(".tile-box.waiting[data-time='10+0'][data-move-time='60']");
+
+    // Another guest accepts it from the list.
+    open_lobby(&b, &s.base, false);
+    let row = "#seek-list tr.seek-row[data-time='10+0']";
+    b.wait_for(&format!("{row} button.accept"));
+    b.shot("seeks-list");
+    assert!(
+        b.text(row).contains("Anonymous"),
+        "a guest's seek: {}",
+        b.text(row)
+    );
+    b.click(&format!("{row} button.accept"));
+    let (id_a, color_a) = landed(&a);
+    let (id_b, color_b) = landed(&b);
+    assert_eq!(id_a, id_b);
+    assert_eq!(
+        (color_a.as_str(), color_b.as_str()),
+        ("red", "black"),
+        "the seeker chose Red"
+    );
+    let g = summary(&s, &id_a);
+    assert_eq!(
+        (&g["time"], &g["move_time"], &g["rated"]),
+        (&json!("10+0"), &json!(60), &json!(false))
+    );
+    finish(s, vec![a, b]);
+}
