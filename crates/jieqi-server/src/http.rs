@@ -160,7 +160,7 @@ pub fn router() -> Router<Arc<Shared>> {
         .route("/api/games/{id}/record", get(record))
 }
 
-async fn page() -> Response {
+pub(crate) async fn page() -> Response {
     match assets::get("index.html") {
         Some(b) => ([(header::CONTENT_TYPE, "text/html; charset=utf-8")], b).into_response(),
         None => (
@@ -495,7 +495,7 @@ async fn summary(
 }
 
 /// A finished game's referee record.
-async fn finished_game(
+pub(crate) async fn finished_game(
     shared: &Shared,
     id: &str,
 ) -> Result<
