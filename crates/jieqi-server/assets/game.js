@@ -404,7 +404,9 @@ export function showGame(main, id, token) {
   }
 
   function actions() {
-    if (st.you === 'spectator') return h('div', { class: 'actions muted' }, `${t('spectator')} · ${t('spectators')}: ${st.spectators}`);
+    // The analysis board, in a new tab: a player's from his seat's view, anyone else's from the public view.
+    const analyse = h('a', { class: 'button', id: 'to-analysis', target: '_blank', href: `/analysis/${id}${token ? `?seat=${encodeURIComponent(token)}` : ''}` }, t('toAnalysis'));
+    if (st.you === 'spectator') return h('div', { class: 'actions muted' }, `${t('spectator')} · ${t('spectators')}: ${st.spectators} `, analyse);
     const me = st.you;
     const them = me === 'red' ? 'black' : 'red';
     const btns = [];
@@ -465,6 +467,7 @@ export function showGame(main, id, token) {
       }
       btns.push(h('a', { class: 'button', id: 'to-replay', href: `/replay/${id}` }, t('replay')));
     }
+    btns.push(analyse);
     return h('div', { class: 'actions' }, btns);
   }
 
