@@ -76,7 +76,10 @@ async fn analysis_stream_gives_lines_for_a_fen() {
     let pos = recv_until(&mut ws, "position").await;
     assert_eq!(pos["d"]["n"], 1);
     assert_eq!(pos["d"]["turn"], "black");
-    assert!(pos["d"]["fen"].as_str().unwrap().contains("/1X2C4/"), "{pos}");
+    assert!(
+        pos["d"]["fen"].as_str().unwrap().contains("/1X2C4/"),
+        "{pos}"
+    );
     assert_eq!(pos["d"]["pool"]["red"]["C"], 1, "{pos}");
     assert!(!pos["d"]["legal"].as_array().unwrap().is_empty());
     let mut lines = Vec::new();
