@@ -129,6 +129,13 @@ export async function showAnalysis(main, { gameId = null, ply = null, seat = nul
     }
   }
 
+  try {
+    parseBoard(rootFen);
+  } catch (e) {
+    main.replaceChildren(h('div', { class: 'card error-page' }, h('p', { class: 'error', id: 'analysis-error' }, `${t('fenLabel')}: ${e.message}`), h('a', { href: '/analysis' }, t('analysisBoard'))));
+    return;
+  }
+
   const boardBox = h('div', { class: 'board-box' });
   const bar = h('div', { class: 'eval-bar', id: 'eval-bar' }, h('div', { class: 'eval-fill' }));
   const side = h('div', { class: 'side analysis-side' });
@@ -169,6 +176,7 @@ export async function showAnalysis(main, { gameId = null, ply = null, seat = nul
     clearTimeout(retry);
     reqN += 1;
     lines.clear();
+    lines.error = null;
     engineState = 'running';
     ws.send(JSON.stringify({ t: 'analyse', d: { n: reqN, fen: rootFen, moves: current.path().map((n) => n.ply.uci), multipv: 3 } }));
     renderSide();
