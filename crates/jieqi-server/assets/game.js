@@ -2,7 +2,7 @@
 // a spectator; reconnects and resyncs by version.
 
 import { t, onLangChange, resultText } from './i18n.js';
-import { h, api, fmtClock, verifyCommitment, recall, remember, rememberSeat, myGames } from './util.js';
+import { h, api, fmtClock, verifyCommitment, recall, remember, rememberSeat, myGames, showNotFound } from './util.js';
 import { BoardView, miniPiece, dealMap } from './board.js';
 import { parseBoard, boardsBefore, chineseMove, wxfMove, pieceChar } from './notation.js';
 import { seatName } from './account.js';
@@ -260,7 +260,8 @@ export function showGame(main, id, token) {
     if (msg.t === 'error') {
       notice = `${t('error')}: ${d.message || d.code}`;
       if (d.code === 'no_game' || d.code === 'bad_token' || d.code === 'private') {
-        main.replaceChildren(h('div', { class: 'card error-page' }, h('p', { class: 'error' }, notice),
+        if (d.code === 'no_game') showNotFound(main, 'game');
+        else main.replaceChildren(h('div', { class: 'card error-page' }, h('p', { class: 'error' }, notice),
           h('a', { href: '/' }, t('backToLobby'))));
         if (ws) {
           ws.onclose = null;
