@@ -568,7 +568,10 @@ export function showGame(main, id, token) {
     // Looking back, the pools and captured pieces are those of the position shown.
     const shown = browsing === null ? st.moves : st.moves.slice(0, browsing);
     const lost = capturedBySide(shown);
-    const pools = browsing === null ? st.pools : poolsAfter(st.start_fen, st.moves, browsing);
+    // After the end, with the deal public, the moves name every capture: the pools are
+    // counted from them, so a piece taken face-down leaves its pool there too.
+    const counted = browsing !== null || (st.end && st.end.deal);
+    const pools = counted ? poolsAfter(st.start_fen, st.moves, browsing === null ? st.moves.length : browsing) : st.pools;
     const capturedRow = (color) => h('div', { class: 'captured-row', dataset: { color } },
       h('span', { class: 'side-name' }, t(color)),
       h('span', {}, lost[color].length ? lost[color].map((l) => miniPiece(l, 20)) : h('span', { class: 'muted' }, '—')));

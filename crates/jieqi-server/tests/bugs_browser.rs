@@ -299,6 +299,11 @@ fn own_list_shows_hidden_captures() {
         WAIT,
     );
     assert_eq!(
+        panels(b),
+        json!([14, 13, 0, 1]),
+        "the piece taken has left Black's pool"
+    );
+    assert_eq!(
         b.script(
             "return document.querySelectorAll('.captured-row .piece.down').length;",
             json!([])
