@@ -7,6 +7,7 @@ import { showReplay } from './replay.js';
 import { showAnalysis } from './analysis.js';
 import { showTournaments, showEvent } from './tournament.js';
 import { accountHeader, showLogin, showProfile } from './account.js';
+import { showNotFound } from './util.js';
 
 function header() {
   const btn = document.getElementById('lang-toggle');
@@ -41,7 +42,8 @@ function route() {
   if (m) return showProfile(main, m[1]);
   m = path.match(/^\/t\/([a-z0-9]+)\/?$/);
   if (m) return showEvent(main, m[1], params.get('org') || params.get('player'));
-  return showLobby(main);
+  if (path === '/' || path === '/index.html') return showLobby(main);
+  return showNotFound(main, 'page');
 }
 
 header();

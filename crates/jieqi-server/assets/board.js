@@ -348,8 +348,10 @@ export class BoardView {
     }
     if (this.destinations(sq).length) {
       e.preventDefault();
+      // A click on the piece already selected puts it down again (see pointerUp).
+      const again = this.selected === sq;
       this.select(sq);
-      this.drag = { from: sq, x0: x, y0: y, moved: false, id: e.pointerId };
+      this.drag = { from: sq, x0: x, y0: y, moved: false, id: e.pointerId, again };
       try {
         this.svg.setPointerCapture(e.pointerId);
       } catch (_) {
@@ -388,7 +390,11 @@ export class BoardView {
     const drag = this.drag;
     if (!drag || e.pointerId !== drag.id) return;
     this.drag = null;
-    if (!drag.moved) return; // a click: the piece stays selected
+    if (!drag.moved) {
+      // A click: the piece stays selected, unless it was selected already.
+      if (drag.again) this.select(null);
+      return;
+    }
     const [x, y] = this.svgPoint(e);
     const to = this.squareAt(x, y);
     const g = this.pieceEls.get(drag.from);

@@ -2,7 +2,7 @@
 // a spectator; reconnects and resyncs by version.
 
 import { t, onLangChange, resultText } from './i18n.js';
-import { h, api, fmtClock, verifyCommitment, recall, remember, rememberSeat, myGames } from './util.js';
+import { h, api, fmtClock, verifyCommitment, recall, remember, rememberSeat, myGames, showNotFound } from './util.js';
 import { BoardView, miniPiece, dealMap } from './board.js';
 import { parseBoard, boardsBefore, chineseMove, wxfMove, pieceChar } from './notation.js';
 import { seatName } from './account.js';
@@ -110,6 +110,41 @@ export function capturedBySide(plies) {
   return lost;
 }
 
+/** The pools after the first `n` plies, as the viewer knew them then: the start
+ * position's pools less each reveal and each captured face-down piece whose identity
+ * the viewer was told (those are counted in `known_captured`). */
+export function poolsAfter(startFen, plies, n) {
+  const field = startFen.trim().split(/\s+/)[2] || '-';
+  const pools = { red: {}, black: {}, known_captured: { red: {}, black: {} } };
+  for (const m of field === '-' ? [] : field.matchAll(/([A-Za-z])(\d+)/g)) {
+    const color = m[1] === m[1].toUpperCase() ? 'red' : 'black';
+    if (Number(m[2])) pools[color][m[1].toUpperCase()] = Number(m[2]);
+  }
+  const take = (counts, role) => {
+    if (counts[role]) counts[role] -= 1;
+    if (!counts[role]) delete counts[role];
+  };
+  let boards;
+  try {
+    boards = boardsBefore(startFen, plies.slice(0, n));
+  } catch (_) {
+    return pools;
+  }
+  for (let i = 0; i < n && i < plies.length; i++) {
+    const p = plies[i];
+    if (p.reveal) take(pools[p.color], p.reveal.toUpperCase());
+    const victim = boards[i].get(p.to);
+    const known = p.captured && p.captured !== 'X' && p.captured !== 'x';
+    if (known && (victim === 'X' || victim === 'x')) {
+      const them = p.color === 'red' ? 'black' : 'red';
+      const role = p.captured.toUpperCase();
+      take(pools[them], role);
+      pools.known_captured[them][role] = (pools.known_captured[them][role] || 0) + 1;
+    }
+  }
+  return pools;
+}
+
 /** The fair-deal box: commitment, and at the end the deal, the salt and our own check. */
 export function commitmentBox(commitment, end) {
   const box = h('div', { class: 'commitment card' },
@@ -175,6 +210,7 @@ export function showGame(main, id, token) {
   let resignArmed = null;
   let askedRematch = false;
   let notice = '';
+  let noticeCode = ''; // what the notice is about (`data-code`), for tests and styles
   let hoverSq = null;
   let pendingAnim = null;
   let browsing = null; // plies shown when looking back through the move list, null = live
@@ -189,7 +225,15 @@ export function showGame(main, id, token) {
     h('div', { class: 'side-col' }, side, chat.el)));
 
   const view = new BoardView(boardBox, {
-    onMove: (uci) => send('move', { uci }, v),
+    onMove: (uci) => {
+      if (send('move', { uci }, v)) return;
+      // No connection: the move is refused where the player can see it, and the board
+      // goes back to the position the server last sent (a move is never kept for later:
+      // the position may have changed by the time the connection is back).
+      notice = t('moveNotSent');
+      noticeCode = 'offline';
+      render();
+    },
     onHover: (sq, letter, e) => hover(sq, letter, e),
   });
 
@@ -259,8 +303,10 @@ export function showGame(main, id, token) {
     }
     if (msg.t === 'error') {
       notice = `${t('error')}: ${d.message || d.code}`;
+      noticeCode = d.code || 'error';
       if (d.code === 'no_game' || d.code === 'bad_token' || d.code === 'private') {
-        main.replaceChildren(h('div', { class: 'card error-page' }, h('p', { class: 'error' }, notice),
+        if (d.code === 'no_game') showNotFound(main, 'game');
+        else main.replaceChildren(h('div', { class: 'card error-page' }, h('p', { class: 'error' }, notice),
           h('a', { href: '/' }, t('backToLobby'))));
         if (ws) {
           ws.onclose = null;
@@ -297,27 +343,36 @@ export function showGame(main, id, token) {
       }
       pendingAnim = { from: d.ply.from, to: d.ply.to, reveal: d.ply.reveal };
       notice = '';
+      noticeCode = '';
       render();
     } else if (msg.t === 'end') {
       st.end = d;
+      if (d.deal) tooltip.classList.add('hidden');
       st.status = 'finished';
       st.legal = [];
       st.draw_offer = null;
       st.abortable = false;
       st.first_move = null;
+      notice = ''; // a draw declined or a refused move is no news on the result screen
+      noticeCode = '';
       if (st.clock) {
         freezeClock();
         st.clock.running = null;
         st.clock.move_left_ms = null;
       }
       render();
+      // With the deal public the server writes every capture in full: fetch the moves
+      // as they may now be told (docs/protocol.md §3.3, `moves`).
+      if (d.deal) send('sync');
     } else if (msg.t === 'draw') {
       st.draw_offer = d.offer;
       notice = d.declined_by && d.declined_by !== st.you ? t('drawDeclined') : '';
+      noticeCode = notice ? 'draw_declined' : '';
       renderSide();
     } else if (msg.t === 'rematch') {
       st.rematch = d;
-      if (askedRematch && d.url) {
+      // A spectator follows the players to their next game, as he followed this one.
+      if ((askedRematch || st.you === 'spectator') && d.url) {
         location.href = d.url;
         return;
       }
@@ -406,7 +461,14 @@ export function showGame(main, id, token) {
   function actions() {
     // The analysis board, in a new tab: a player's from his seat's view, anyone else's from the public view.
     const analyse = h('a', { class: 'button', id: 'to-analysis', target: '_blank', href: `/analysis/${id}${token ? `?seat=${encodeURIComponent(token)}` : ''}` }, t('toAnalysis'));
-    if (st.you === 'spectator') return h('div', { class: 'actions muted' }, `${t('spectator')} · ${t('spectators')}: ${st.spectators} `, analyse);
+    if (st.you === 'spectator') {
+      const info = h('span', { class: 'muted' }, `${t('spectator')} · ${t('spectators')}: ${st.spectators}`);
+      if (st.status !== 'finished') return h('div', { class: 'actions' }, info, ' ', analyse);
+      const r = st.rematch;
+      return h('div', { class: 'actions' }, info,
+        r && r.url ? h('a', { class: 'button primary', id: 'rematch-go', href: r.url }, t('watchRematch')) : null,
+        h('a', { class: 'button', id: 'to-replay', href: `/replay/${id}` }, t('replay')), analyse);
+    }
     const me = st.you;
     const them = me === 'red' ? 'black' : 'red';
     const btns = [];
@@ -506,7 +568,13 @@ export function showGame(main, id, token) {
     const bottom = top === 'red' ? 'black' : 'red';
     const mode = notationMode();
     const texts = moveTexts(st.start_fen, st.moves, mode);
-    const lost = capturedBySide(st.moves);
+    // Looking back, the pools and captured pieces are those of the position shown.
+    const shown = browsing === null ? st.moves : st.moves.slice(0, browsing);
+    const lost = capturedBySide(shown);
+    // After the end, with the deal public, the moves name every capture: the pools are
+    // counted from them, so a piece taken face-down leaves its pool there too.
+    const counted = browsing !== null || (st.end && st.end.deal);
+    const pools = counted ? poolsAfter(st.start_fen, st.moves, browsing === null ? st.moves.length : browsing) : st.pools;
     const capturedRow = (color) => h('div', { class: 'captured-row', dataset: { color } },
       h('span', { class: 'side-name' }, t(color)),
       h('span', {}, lost[color].length ? lost[color].map((l) => miniPiece(l, 20)) : h('span', { class: 'muted' }, '—')));
@@ -514,7 +582,7 @@ export function showGame(main, id, token) {
     side.replaceChildren(...[
       playerPanel(top),
       statusLine(),
-      notice ? h('div', { class: 'notice', id: 'notice' }, notice) : null,
+      notice ? h('div', { class: 'notice', id: 'notice', dataset: { code: noticeCode } }, notice) : null,
       browsing !== null
         ? h('button', { type: 'button', class: 'browsing', id: 'back-to-game', onclick: () => browse(null) },
           `${t('viewing').replace('{n}', String(browsing))} · ${t('backToGame')}`)
@@ -525,8 +593,8 @@ export function showGame(main, id, token) {
         h('div', { class: 'card-head' }, h('b', {}, t('moves')), notationSwitch(renderSide)),
         h('div', { class: 'moves-scroll', id: 'moves' }, list)),
       h('div', { class: 'card pools' }, h('b', {}, t('pool')),
-        poolView('red', st.pools.red, st.pools.known_captured && st.pools.known_captured.red),
-        poolView('black', st.pools.black, st.pools.known_captured && st.pools.known_captured.black)),
+        poolView('red', pools.red, pools.known_captured && pools.known_captured.red),
+        poolView('black', pools.black, pools.known_captured && pools.known_captured.black)),
       h('div', { class: 'card captured' }, h('b', {}, t('captured')), capturedRow('red'), capturedRow('black')),
       commitmentBox(st.commitment, st.end),
       playerPanel(bottom),
@@ -565,6 +633,11 @@ export function showGame(main, id, token) {
   }
 
   function hover(sq, letter, e) {
+    if (st && st.end && st.end.deal) {
+      // The deal is public and each piece shows what it is: no odds to guess.
+      tooltip.classList.add('hidden');
+      return;
+    }
     if (sq === hoverSq && !tooltip.classList.contains('hidden')) {
       position(e);
       return;

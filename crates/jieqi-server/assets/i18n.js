@@ -387,3 +387,23 @@ export function resultText(result, reason) {
 }
 
 document.documentElement.lang = lang === 'zh' ? 'zh-CN' : 'en';
+
+// --- Issue 18, "Bugs a player hits": the strings of those fixes. ---
+addStrings({
+  zh: {
+    moveNotSent: '连接已断开：这步棋没有发出，请在重新连接后再走',
+    watchRematch: '观看再战',
+    notFoundTitle: '找不到这个页面',
+    notFoundGame: '没有这盘棋',
+    notFoundEvent: '没有这个比赛',
+    notFoundHome: '返回大厅',
+  },
+  en: {
+    moveNotSent: 'Connection lost: this move was not sent. Move again once reconnected.',
+    watchRematch: 'Watch the rematch',
+    notFoundTitle: 'Page not found',
+    notFoundGame: 'No such game',
+    notFoundEvent: 'No such tournament',
+    notFoundHome: 'Back to the lobby',
+  },
+});

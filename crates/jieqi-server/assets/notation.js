@@ -152,6 +152,15 @@ function moveParts(board, ply) {
   return { red, role, file: ownFile(red, ff), dir, target, same, index, faceDown: letter === 'X' || letter === 'x' };
 }
 
+/** For a ply that takes a face-down piece: the taken piece's letter when the viewer
+ * knows it (`ply.captured`), `?` when not; null for any other ply. */
+function hiddenCapture(board, ply) {
+  const victim = board.get(ply.to);
+  if (victim !== 'X' && victim !== 'x') return null;
+  const c = ply.captured;
+  return c && c !== 'X' && c !== 'x' ? c : '?';
+}
+
 /** Chinese notation of a ply played on `board` (the position before it), e.g. 「马二进三炮」. */
 export function chineseMove(board, ply) {
   const p = moveParts(board, ply);
@@ -174,6 +183,9 @@ export function chineseMove(board, ply) {
   if (p.faceDown && ply.reveal) {
     text += pieceChar(p.red ? ply.reveal.toUpperCase() : ply.reveal.toLowerCase());
   }
+  // A face-down piece taken: 「吃士」 when the viewer knows what, 「吃暗」 when not.
+  const hidden = hiddenCapture(board, ply);
+  if (hidden) text += `吃${hidden === '?' ? '暗' : pieceChar(hidden)}`;
   return text;
 }
 
@@ -189,6 +201,8 @@ export function wxfMove(board, ply) {
   const dirChar = { fwd: '+', back: '-', side: '.' }[p.dir];
   let text = head + dirChar + p.target;
   if (p.faceDown && ply.reveal) text += '=' + ply.reveal.toUpperCase();
+  const hidden = hiddenCapture(board, ply);
+  if (hidden) text += `x${hidden === '?' ? '?' : { A: 'A', B: 'E', N: 'H', R: 'R', C: 'C', P: 'P' }[hidden.toUpperCase()]}`;
   return text;
 }
 

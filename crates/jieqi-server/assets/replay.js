@@ -2,7 +2,7 @@
 // and the record downloads when the server offers them.
 
 import { t, onLangChange, resultText } from './i18n.js';
-import { h, api } from './util.js';
+import { h, api, showNotFound } from './util.js';
 import { BoardView, dealMap } from './board.js';
 import { boardsBefore } from './notation.js';
 import { moveTexts, notationSwitch, moveTable, commitmentBox, notationMode, poolView } from './game.js';
@@ -37,6 +37,7 @@ export async function showReplay(main, id) {
   try {
     data = await api('GET', `/api/games/${id}/replay`);
   } catch (e) {
+    if (e.code === 'no_game') return showNotFound(main, 'game');
     const text = e.code === 'not_finished' ? t('notFinished') : e.code === 'no_game' ? t('noSuchGame') : e.message;
     main.replaceChildren(h('div', { class: 'card error-page' }, h('p', { class: 'error', id: 'replay-error' }, text),
       e.code === 'not_finished' ? h('a', { href: `/game/${id}` }, t('watch')) : null, ' ',

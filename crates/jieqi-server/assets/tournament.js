@@ -3,7 +3,7 @@
 // Everything comes from GET /api/tournaments/ID, polled every few seconds.
 
 import { t, addStrings, onLangChange, currentLang } from './i18n.js';
-import { h, api, remember, recall, rememberSeat, verifyCommitment } from './util.js';
+import { h, api, remember, recall, rememberSeat, verifyCommitment, showNotFound } from './util.js';
 
 addStrings({
   zh: {
@@ -168,6 +168,52 @@ addStrings({
   },
 });
 
+// Issue 18: how places were decided, and the tie-breaks explained.
+addStrings({
+  zh: {
+    tHow_standings: '按积分排名',
+    tHow_champion: '冠军',
+    tHow_final: '决赛',
+    'tHow_semi-final': '半决赛',
+    'tHow_quarter-final': '四分之一决赛',
+    'tHow_third-place match': '三四名决赛',
+    'tHow_in play': '比赛中',
+    tHowTable: '积分第 {n} 名',
+    tHowLast: '{n} 强赛',
+    tbShort_BH: '布赫',
+    tbShort_MBH: '中位布赫',
+    tbShort_SB: '索伯',
+    tbShort_W: '胜局',
+    tbShort_DE: '直胜',
+    tbText_BH: '布赫霍尔茨分：所有对手积分之和',
+    tbText_MBH: '中位布赫霍尔茨分：去掉最高和最低一名对手后的对手积分之和',
+    tbText_SB: '索伯分：所胜对手积分之和加所和对手积分的一半',
+    tbText_W: '胜局数（含弃权胜和轮空）',
+    tbText_DE: '直胜：同分选手之间的对局得分（须两两都已交手）',
+  },
+  en: {
+    tHow_standings: 'by the standings',
+    tHow_champion: 'champion',
+    tHow_final: 'final',
+    'tHow_semi-final': 'semi-final',
+    'tHow_quarter-final': 'quarter-final',
+    'tHow_third-place match': 'third-place match',
+    'tHow_in play': 'in play',
+    tHowTable: 'standings, {n}',
+    tHowLast: 'last {n}',
+    tbShort_BH: 'BH',
+    tbShort_MBH: 'MBH',
+    tbShort_SB: 'SB',
+    tbShort_W: 'W',
+    tbShort_DE: 'DE',
+    tbText_BH: 'Buchholz: the sum of all opponents’ scores',
+    tbText_MBH: 'Median Buchholz: Buchholz without the best and the worst opponent',
+    tbText_SB: 'Sonneborn-Berger: beaten opponents’ scores plus half the drawn opponents’ scores',
+    tbText_W: 'Wins (forfeits and full-point byes included)',
+    tbText_DE: 'Direct encounter: points among the tied players, if they have all met',
+  },
+});
+
 const FORMATS = ['swiss', 'round-robin', 'double-round-robin', 'knockout', 'swiss-knockout', 'hk2011'];
 const DEAL_MODES = ['random', 'duplicate', 'organiser', 'joint'];
 const TIMES = ['3+2', '5+3', '10+5', '15+10', '30+0', 'none'];
@@ -209,6 +255,30 @@ function formatText(settings) {
   const ko = f.type === 'knockout' ? f : f.knockout;
   if (ko && ko.best_of) parts.push(fill(t('tBestOfN'), { n: ko.best_of }));
   return parts.join(' · ');
+}
+
+/** A place, "1=" when shared with another player. */
+function placeText(place, places) {
+  if (place === null || place === undefined) return '…';
+  return places.filter((p) => p.place === place).length > 1 ? `${place}=` : `${place}.`;
+}
+
+/** How a place was decided (the server's English words), in the page's language. */
+function howText(how) {
+  const m = /^(table|last) (\d+)$/.exec(how || '');
+  if (m) return fill(t(m[1] === 'table' ? 'tHowTable' : 'tHowLast'), { n: m[2] });
+  const key = `tHow_${how}`;
+  return t(key) === key ? how : t(key);
+}
+
+/** A tie-break's abbreviation and its explanation, in the page's language. */
+function tbShort(x) {
+  const key = `tbShort_${x}`;
+  return t(key) === key ? x : t(key);
+}
+function tbText(x) {
+  const key = `tbText_${x}`;
+  return t(key) === key ? x : t(key);
 }
 
 /** A knockout stage's name from its number of bracket matches. */
@@ -261,16 +331,16 @@ export function showTournaments(main) {
       h('div', { class: 'fields' },
         h('label', {}, t('tName'), h('input', { id: 't-name', name: 't-name', maxlength: 80, required: true })),
         h('label', {}, t('tFormat'), sel('t-format', FORMATS.map((x) => [x, t(`fmt_${x}`)]), 'swiss')),
-        h('label', {}, t('tRounds'), h('input', { id: 't-rounds', type: 'number', min: 1, max: 30, value: 5 })),
-        h('label', {}, t('tQualifiers'), h('input', { id: 't-qualifiers', type: 'number', min: 2, max: 64, value: 8 })),
-        h('label', {}, t('tBestOf'), h('input', { id: 't-best-of', type: 'number', min: 1, max: 9, value: 3 })),
+        h('label', { dataset: { for: 'swiss swiss-knockout' } }, t('tRounds'), h('input', { id: 't-rounds', type: 'number', min: 1, max: 30, value: 5 })),
+        h('label', { dataset: { for: 'swiss-knockout' } }, t('tQualifiers'), h('input', { id: 't-qualifiers', type: 'number', min: 2, max: 64, value: 8 })),
+        h('label', { dataset: { for: 'knockout swiss-knockout' } }, t('tBestOf'), h('input', { id: 't-best-of', type: 'number', min: 1, max: 9, value: 3 })),
         h('label', {}, t('tDealMode'), sel('t-deal-mode', DEAL_MODES.map((x) => [x, t(`dm_${x}`)]), 'duplicate')),
         h('label', {}, t('time'), sel('t-time', TIMES.map((x) => [x, x === 'none' ? t('none') : `${x.replace('+', ` ${t('minutes')} + `)} ${t('seconds')}`]), '10+5')),
         h('label', {}, t('rules'), sel('t-rules', [['standard', t('standard')], ['tournament', t('tournament')]], 'standard')),
       ),
       h('div', { class: 'buttons' },
         h('button', { type: 'submit', id: 't-create', class: 'primary' }, t('create')),
-        h('label', { class: 'check' }, h('input', { type: 'checkbox', id: 't-third' }), ' ', t('tThirdPlace')),
+        h('label', { class: 'check', dataset: { for: 'knockout swiss-knockout' } }, h('input', { type: 'checkbox', id: 't-third' }), ' ', t('tThirdPlace')),
       ),
       message ? h('p', { class: 'error' }, message) : null,
     );
@@ -279,10 +349,17 @@ export function showTournaments(main) {
       : events.length
         ? h('ul', { class: 'games' }, events.map((e) => h('li', { class: 'game-row' },
           h('a', { href: recall(`jieqi.t.${e.id}`, e.url), class: 'players' }, e.name),
-          h('span', { class: 'info' }, e.format, ' · ', fill(t('tPlayersN'), { n: e.players }), ' · ', t(`tStatus_${e.status}`)))))
+          h('span', { class: 'info' }, e.settings ? formatText(e.settings) : e.format, ' · ', fill(t('tPlayersN'), { n: e.players }), ' · ', t(`tStatus_${e.status}`)))))
         : h('p', { class: 'muted' }, t('tNoEvents'));
     main.replaceChildren(h('div', { class: 'tournaments' }, form,
       h('section', { class: 'card', id: 't-list' }, h('h2', {}, t('tournaments')), list)));
+    // Only the fields of the chosen format: a Swiss event has no bracket to size.
+    const fmt = form.querySelector('#t-format');
+    const showFields = () => {
+      for (const l of form.querySelectorAll('label[data-for]')) l.hidden = !l.dataset.for.split(' ').includes(fmt.value);
+    };
+    fmt.addEventListener('change', showFields);
+    showFields();
   }
 
   onLangChange(() => { if (main.querySelector('.tournaments')) draw(); });
@@ -422,7 +499,7 @@ export function showEvent(main, id, token) {
     return h('section', { class: 'card', id: 't-rounds' }, rounds.map((r) => {
       const deals = [...new Set(r.boards.map((b) => b.deal))];
       const stage = r.phase.kind === 'knockout' && ev.bracket ? ev.bracket.stages[r.phase.stage - 1] : null;
-      const phase = stage ? ` · ${stageName(stage)}` : '';
+      const phase = r.name && r.phase.kind === 'knockout' ? ` · ${r.name[currentLang()] || r.name.en}` : stage ? ` · ${stageName(stage)}` : '';
       return h('div', { class: 't-round', dataset: { round: r.round } },
         h('h3', {}, fill(t('tRound'), { n: r.round }), phase, ' · ', t(`dm_${r.deal_mode}`)),
         h('table', { class: 't-table' },
@@ -449,7 +526,8 @@ export function showEvent(main, id, token) {
   function standingsCard() {
     const tableRounds = ev.rounds.filter((r) => r.phase.kind !== 'knockout').length;
     if (!ev.standings.length || !ev.started || !tableRounds) return null;
-    const rankOf = new Map(ev.standings.map((s) => [s.player, s.rank]));
+    // The crosstable refers to its rows by number: shared ranks ("1=") would be ambiguous.
+    const rankOf = new Map(ev.standings.map((s, i) => [s.player, i + 1]));
     const crossRows = ev.standings.map((s) => {
       const entries = (ev.crosstable.find((c) => c.player === s.player) || { entries: [] }).entries;
       const cells = [];
@@ -463,16 +541,17 @@ export function showEvent(main, id, token) {
         }
         cells.push(h('td', { class: 'cross' }, text));
       }
-      return h('tr', {}, h('td', {}, s.rank), h('td', {}, name(s.player)), cells, h('td', { class: 'points' }, pts(s.points)));
+      return h('tr', {}, h('td', {}, rankOf.get(s.player)), h('td', {}, name(s.player)), cells, h('td', { class: 'points' }, pts(s.points)));
     });
     return [
       h('section', { class: 'card', id: 't-standings' },
         h('h2', {}, t('tStandings')),
         h('table', { class: 't-table' },
-          h('thead', {}, h('tr', {}, h('th', {}, t('tRank')), h('th', {}, t('tYourName')), h('th', {}, t('tPoints')), ev.tiebreaks.map((x) => h('th', {}, x)))),
+          h('thead', {}, h('tr', {}, h('th', {}, t('tRank')), h('th', {}, t('tYourName')), h('th', {}, t('tPoints')), ev.tiebreaks.map((x) => h('th', { class: 'tb', title: tbText(x), dataset: { tb: x } }, tbShort(x))))),
           h('tbody', {}, ev.standings.map((s) => h('tr', { dataset: { player: s.player } },
             h('td', {}, `${s.rank}${s.shared ? '=' : ''}`), h('td', { class: 'pname' }, name(s.player)),
-            h('td', { class: 'points' }, pts(s.points)), s.tiebreaks.map((x) => h('td', {}, x === null ? '' : pts(x)))))))),
+            h('td', { class: 'points' }, pts(s.points)), s.tiebreaks.map((x) => h('td', {}, x === null ? '' : pts(x))))))),
+        ev.tiebreaks.length ? h('p', { class: 'muted t-legend', id: 't-legend' }, ev.tiebreaks.map((x) => h('span', { class: 'tb-legend' }, h('b', {}, tbShort(x)), ` ${tbText(x)}`))) : null),
       tableRounds ? h('section', { class: 'card', id: 't-crosstable' },
         h('h2', {}, t('tCrosstable')),
         h('table', { class: 't-table' },
@@ -500,7 +579,9 @@ export function showEvent(main, id, token) {
   function placesCard() {
     if (!ev.places.length || !(ev.finished || ev.bracket)) return null;
     return h('section', { class: 'card', id: 't-places' }, h('h2', {}, t('tPlaces')),
-      h('ol', { class: 't-places' }, ev.places.map((p) => h('li', {}, `${p.place === null ? '…' : p.place}. ${name(p.player)} `, h('span', { class: 'muted' }, p.how)))));
+      h('ul', { class: 't-places' }, ev.places.map((p) => h('li', { dataset: { place: p.place === null ? '' : p.place } },
+        h('span', { class: 'place' }, placeText(p.place, ev.places)), ' ', name(p.player), ' ',
+        h('span', { class: 'muted how' }, howText(p.how))))));
   }
 
   function draw() {
@@ -547,7 +628,10 @@ export function showEvent(main, id, token) {
       ev = await api('GET', `/api/tournaments/${id}${token ? `?token=${encodeURIComponent(token)}` : ''}`);
       draw();
     } catch (e) {
-      if (!ev) main.replaceChildren(h('p', { class: 'error' }, e.code === 'no_tournament' ? t('tNotFound') : `${t('error')}: ${e.message}`));
+      if (!ev && e.code === 'no_tournament') {
+        clearInterval(timer);
+        showNotFound(main, 'event');
+      } else if (!ev) main.replaceChildren(h('p', { class: 'error' }, `${t('error')}: ${e.message}`), h('a', { href: '/t' }, t('tournaments')));
     }
   }
 

@@ -1,5 +1,7 @@
 // Small helpers shared by the pages: DOM building, the HTTP API, clocks, SHA-256.
 
+import { t, onLangChange } from './i18n.js';
+
 /** Build an element: `h('div', {class: 'x', onclick: f}, child, 'text', …)`. */
 export function h(tag, attrs = {}, ...children) {
   const e = document.createElement(tag);
@@ -188,4 +190,21 @@ export function myGames() {
   } catch (_) {
     return [];
   }
+}
+
+/** The not-found page: what was not found (`page`, `game` or `event`), in the chosen
+ * language, with a link home. The server answers such addresses with status 404. */
+export function showNotFound(main, what = 'page') {
+  const key = what === 'game' ? 'notFoundGame' : what === 'event' ? 'notFoundEvent' : 'notFoundTitle';
+  const draw = () => {
+    const shown = main.querySelector('#not-found');
+    if (main.childElementCount && !shown) return; // the page moved on
+    main.replaceChildren(h('div', { class: 'card error-page not-found', id: 'not-found', dataset: { what } },
+      h('h1', {}, '404'),
+      h('p', { class: 'error' }, t(key)),
+      h('p', {}, h('a', { href: '/', class: 'button primary', id: 'not-found-home' }, t('notFoundHome')))));
+  };
+  main.replaceChildren();
+  draw();
+  onLangChange(draw);
 }

@@ -145,8 +145,8 @@ fn json_body<T: serde::de::DeserializeOwned + Default>(
 pub fn router() -> Router<Arc<Shared>> {
     Router::new()
         .route("/", get(page))
-        .route("/game/{id}", get(page))
-        .route("/replay/{id}", get(page))
+        .route("/game/{id}", get(game_page))
+        .route("/replay/{id}", get(game_page))
         .route("/@/{name}", get(page))
         .route("/login", get(page))
         .route("/assets/{*path}", get(asset))
@@ -158,9 +158,23 @@ pub fn router() -> Router<Arc<Shared>> {
         .route("/api/games/{id}/replay", get(replay))
         .route("/api/games/{id}/eval", get(eval))
         .route("/api/games/{id}/record", get(record))
+        .fallback(not_found)
 }
 
 pub(crate) async fn page() -> Response {
+    page_html()
+}
+
+/// The UI with status 404: the page itself says what was not found (in the reader's
+/// language) and links home, so a wrong address never ends on the browser's blank
+/// error page nor silently on the lobby.
+pub fn not_found_page() -> Response {
+    let mut r = page_html();
+    *r.status_mut() = StatusCode::NOT_FOUND;
+    r
+}
+
+fn page_html() -> Response {
     match assets::get("index.html") {
         Some(b) => ([(header::CONTENT_TYPE, "text/html; charset=utf-8")], b).into_response(),
         None => (
@@ -169,6 +183,24 @@ pub(crate) async fn page() -> Response {
         )
             .into_response(),
     }
+}
+
+/// Any address no route knows: the not-found page, or a JSON error under `/api/`.
+async fn not_found(uri: axum::http::Uri) -> Response {
+    if uri.path().starts_with("/api/") {
+        let body = json!({ "error": { "code": "not_found", "message": format!("no such route: {}", uri.path()) } });
+        return (StatusCode::NOT_FOUND, Json(body)).into_response();
+    }
+    not_found_page()
+}
+
+/// `/game/ID` and `/replay/ID`: the UI, or the not-found page for a game that does not
+/// exist.
+async fn game_page(State(shared): State<Arc<Shared>>, Path(id): Path<String>) -> Response {
+    let known = util::is_game_id(&id)
+        && (shared.registry.get(&id).is_some()
+            || matches!(shared.store.summary(&id).await, Ok(Some(_)) | Err(_)));
+    if known { page_html() } else { not_found_page() }
 }
 
 async fn asset(Path(path): Path<String>) -> Response {

@@ -90,6 +90,9 @@ pub fn ply_out(
         captured,
     };
     let them = !ply.color;
+    // A face-down piece taken whose identity this receiver may not know: the capture
+    // itself is public, so the notation says so with 「吃暗」 (WXF `x?`).
+    let hidden_capture = ply.captured == Some(None) && captured.is_none();
     let captured = match ply.captured {
         None => None,
         Some(Some(role)) => Some(letter(them, role)),
@@ -107,13 +110,13 @@ pub fn ply_out(
         reveal: ply.reveals.mover.map(|r| letter(ply.color, r)),
         captured,
         check: ply.check,
-        zh: Some(write_move(
-            before,
-            ply.mv,
-            rv,
-            Notation::Chinese(Script::Simplified),
-        )),
-        wxf: Some(write_move(before, ply.mv, rv, Notation::Wxf)),
+        zh: Some(
+            write_move(before, ply.mv, rv, Notation::Chinese(Script::Simplified))
+                + if hidden_capture { "吃暗" } else { "" },
+        ),
+        wxf: Some(
+            write_move(before, ply.mv, rv, Notation::Wxf) + if hidden_capture { "x?" } else { "" },
+        ),
         clock_ms: meta.clock_ms,
         at_ms: meta.at_ms,
     }
@@ -481,7 +484,13 @@ mod tests {
         );
         assert_eq!(red.captured.as_deref(), Some("n"));
         assert_eq!(red.wxf.as_deref(), Some("C8+7=CxH"));
-        assert_eq!(black.wxf.as_deref(), Some("C8+7=C"));
+        // Black sees that a face-down piece was taken, not which.
+        assert_eq!(black.wxf.as_deref(), Some("C8+7=Cx?"));
+        assert!(
+            black.zh.as_deref().unwrap().ends_with("吃暗"),
+            "{:?}",
+            black.zh
+        );
         assert_eq!(black.uci, "b2b9C");
         assert_eq!(black.captured.as_deref(), Some("x"));
         assert_eq!(spec, black);

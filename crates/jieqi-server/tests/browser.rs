@@ -350,7 +350,11 @@ fn play_the_engine_in_chromium() {
           for (const uci of iccs) {
             const from = uci.slice(0, 2);
             const down = board.get(from) === 'X' || board.get(from) === 'x';
-            const ply = { from, to: uci.slice(2, 4), reveal: down ? uci[4] || null : null, uci };
+            // A face-down piece taken: its identity is the last suffix letter, if told.
+            const to = uci.slice(2, 4);
+            const taken = board.get(to) === 'X' || board.get(to) === 'x';
+            const told = uci.slice(down ? 5 : 4, down ? 6 : 5) || null;
+            const ply = { from, to, reveal: down ? uci[4] || null : null, captured: taken ? told || board.get(to) : null, uci };
             mine.push(n.chineseMove(board, ply));
             board = n.applyPly(board, ply);
           }

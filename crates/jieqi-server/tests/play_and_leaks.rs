@@ -69,10 +69,12 @@ fn check_ply(game: &Game, viewer: Viewer, ply: &Value, who: &str) {
     // The server's notations, written from this viewer's knowledge only (a WXF `xX`
     // or a Chinese 吃X naming a captured face-down piece the viewer may not know
     // would be a leak).
+    // A face-down piece taken without its identity: the capture alone, 「吃暗」 / `x?`.
     let rv = view.reveals(referee_ply);
+    let hidden = referee_ply.captured == Some(None) && rv.captured.is_none();
     assert_eq!(
         ply["wxf"],
-        write_move(&before, referee_ply.mv, rv, Notation::Wxf),
+        write_move(&before, referee_ply.mv, rv, Notation::Wxf) + if hidden { "x?" } else { "" },
         "{who}: ply {n} wxf"
     );
     assert_eq!(
@@ -82,7 +84,7 @@ fn check_ply(game: &Game, viewer: Viewer, ply: &Value, who: &str) {
             referee_ply.mv,
             rv,
             Notation::Chinese(Script::Simplified)
-        ),
+        ) + if hidden { "吃暗" } else { "" },
         "{who}: ply {n} zh"
     );
 }

@@ -312,8 +312,13 @@ impl Tournament {
             e(&self.describe_format())
         );
         let standings = self.standings();
-        let rank_of: std::collections::HashMap<PlayerId, usize> =
-            standings.iter().map(|r| (r.player, r.rank)).collect();
+        // The crosstable and the matrix refer to their rows by number (shared ranks,
+        // "1=", would be ambiguous there).
+        let rank_of: std::collections::HashMap<PlayerId, usize> = standings
+            .iter()
+            .enumerate()
+            .map(|(i, r)| (r.player, i + 1))
+            .collect();
         let places = self.place_map();
         let show_places = self.bracket.is_some() || self.is_finished();
 
@@ -359,7 +364,7 @@ impl Tournament {
             .filter(|&i| self.rounds[i].is_table())
             .collect();
         if !table_rounds.is_empty() {
-            h.push_str("<h2>Crosstable</h2>\n<p class=\"note\">Each cell: opponent's rank, colour (r = Red, b = Black), result (1, ½, 0; + and − for forfeits).</p>\n<table class=\"cross\">\n<tr><th>Rk</th><th>Name</th>");
+            h.push_str("<h2>Crosstable</h2>\n<p class=\"note\">Each cell: opponent's row number, colour (r = Red, b = Black), result (1, ½, 0; + and − for forfeits).</p>\n<table class=\"cross\">\n<tr><th>#</th><th>Name</th>");
             for (k, _) in table_rounds.iter().enumerate() {
                 let _ = write!(h, "<th>R{}</th>", k + 1);
             }
@@ -368,7 +373,7 @@ impl Tournament {
                 let _ = write!(
                     h,
                     "<tr><td>{}</td><td class=\"name\">{}</td>",
-                    row.rank,
+                    rank_of[&row.player],
                     e(self.name_of(row.player))
                 );
                 let entries = self.entries(row.player);
@@ -411,14 +416,14 @@ impl Tournament {
         if matches!(self.settings.format, Format::RoundRobin { .. }) && !standings.is_empty() {
             h.push_str("<h2>Table</h2>\n<table class=\"cross\">\n<tr><th></th><th>Name</th>");
             for row in &standings {
-                let _ = write!(h, "<th>{}</th>", row.rank);
+                let _ = write!(h, "<th>{}</th>", rank_of[&row.player]);
             }
             h.push_str("</tr>\n");
             for row in &standings {
                 let _ = write!(
                     h,
                     "<tr><td>{}</td><td class=\"name\">{}</td>",
-                    row.rank,
+                    rank_of[&row.player],
                     e(self.name_of(row.player))
                 );
                 let entries = self.entries(row.player);

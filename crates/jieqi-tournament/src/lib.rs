@@ -55,7 +55,7 @@ pub use error::TournamentError;
 pub use knockout::{MatchState, NextGame};
 pub use model::{
     Bracket, Format, Game, GameResult, KnockoutConfig, Match, MatchKind, MatchRef, Phase, Player,
-    Round, Settings, Stage, TieBreak, TieBreakGame,
+    Round, RoundName, Settings, Stage, TieBreak, TieBreakGame,
 };
 pub use standings::{PlaceRow, RoundEntry, StandingRow};
 pub use tournament::{PairOptions, STATE_VERSION, Tournament};

@@ -475,3 +475,58 @@ mod tests {
         assert!(!GameResult::forfeit_win(Color::Red).played());
     }
 }
+
+/// What a round is called: its number in the table phase, its knockout stage's name
+/// after ("Round 3", "Quarter-final", "Semi-final", "Final").
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum RoundName {
+    /// A Swiss or round-robin round, by its number (from 1).
+    Table(usize),
+    /// A game of a knockout stage with this many bracket matches (1 is the final).
+    Stage(usize),
+}
+
+impl RoundName {
+    /// The name in English.
+    pub fn english(self) -> String {
+        match self {
+            RoundName::Table(n) => format!("Round {n}"),
+            RoundName::Stage(0) => "Knockout".into(),
+            RoundName::Stage(1) => "Final".into(),
+            RoundName::Stage(2) => "Semi-final".into(),
+            RoundName::Stage(4) => "Quarter-final".into(),
+            RoundName::Stage(m) => format!("Last {}", 2 * m),
+        }
+    }
+
+    /// The name in Chinese (第 3 轮、四分之一决赛、半决赛、决赛).
+    pub fn chinese(self) -> String {
+        match self {
+            RoundName::Table(n) => format!("第 {n} 轮"),
+            RoundName::Stage(0) => "淘汰赛".into(),
+            RoundName::Stage(1) => "决赛".into(),
+            RoundName::Stage(2) => "半决赛".into(),
+            RoundName::Stage(4) => "四分之一决赛".into(),
+            RoundName::Stage(m) => format!("{} 强赛", 2 * m),
+        }
+    }
+}
+
+impl std::fmt::Display for RoundName {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.english())
+    }
+}
+
+impl Bracket {
+    /// The name of knockout stage `stage` (from 0), by its number of bracket matches.
+    pub fn stage_name(&self, stage: usize) -> RoundName {
+        let mains = self.stages.get(stage).map_or(0, |s| {
+            s.matches
+                .iter()
+                .filter(|m| m.kind == MatchKind::Main)
+                .count()
+        });
+        RoundName::Stage(mains)
+    }
+}

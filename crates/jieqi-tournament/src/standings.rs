@@ -30,7 +30,8 @@ pub struct RoundEntry {
 /// One line of the standings.
 #[derive(Clone, Debug, PartialEq)]
 pub struct StandingRow {
-    /// Rank, from 1.
+    /// Rank, from 1; players still tied after every tie-break share the rank of
+    /// the first of them (shown "1=", see `shared`), so ranks may repeat and skip.
     pub rank: usize,
     /// Who.
     pub player: PlayerId,
@@ -122,7 +123,7 @@ impl Tournament {
                 })
                 .collect()
         };
-        let value = |tb: TieBreak, p: PlayerId, block: &[PlayerId]| -> Option<f64> {
+        let raw_value = |tb: TieBreak, p: PlayerId, block: &[PlayerId]| -> Option<f64> {
             match tb {
                 TieBreak::Buchholz => Some(opp_scores(p).iter().map(|x| x.0).sum()),
                 TieBreak::MedianBuchholz => {
@@ -145,6 +146,11 @@ impl Tournament {
                 ),
                 TieBreak::DirectEncounter => self.direct_encounter(p, block, &entries),
             }
+        };
+        // The sum of no floats is -0.0: `+ 0.0` makes it 0, so it neither prints as
+        // "-0" nor sorts below a 0 (`total_cmp` tells them apart).
+        let value = |tb: TieBreak, p: PlayerId, block: &[PlayerId]| {
+            raw_value(tb, p, block).map(|x| x + 0.0)
         };
         // Sort by score, then split ties by each tie-break in turn (direct encounter
         // is computed within the group still tied at that point).
@@ -192,10 +198,13 @@ impl Tournament {
         let mut rows = Vec::new();
         for bl in blocks {
             // `ids` order (the ranking list) breaks the remaining ties; sorts are stable.
+            // Players still tied after every tie-break share the block's first place
+            // ("1=", "1="); the ranking list only orders their rows.
             let shared = bl.len() > 1;
+            let first = rows.len() + 1;
             for p in bl {
                 rows.push(StandingRow {
-                    rank: rows.len() + 1,
+                    rank: first,
                     player: p,
                     points: scores[&p],
                     tiebreaks: (0..self.settings.tiebreaks.len())

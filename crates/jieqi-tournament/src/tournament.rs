@@ -47,6 +47,18 @@ pub struct PairOptions {
 }
 
 impl Tournament {
+    /// The name of round `r` (from 1): "Round 3" in the table phase, the stage's name
+    /// ("Quarter-final", "Semi-final", "Final") in the knockout.
+    pub fn round_name(&self, r: usize) -> crate::model::RoundName {
+        match self.rounds.get(r.wrapping_sub(1)).map(|x| x.phase) {
+            Some(Phase::Knockout { stage }) => self
+                .bracket
+                .as_ref()
+                .map_or(crate::model::RoundName::Stage(0), |b| b.stage_name(stage)),
+            _ => crate::model::RoundName::Table(r),
+        }
+    }
+
     /// A new event without players.
     pub fn new(name: &str, settings: Settings) -> Result<Tournament, TournamentError> {
         let bad = |s: &str| Err(TournamentError::Settings(s.to_string()));

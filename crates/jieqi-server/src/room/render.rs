@@ -108,6 +108,17 @@ impl Room {
             .then(|| invite_url(&self.id, token))
     }
 
+    /// Whose knowledge the move list of viewer `v` is written with: its own while the
+    /// game runs (a face-down piece taken from it reads 「吃暗」), everyone's once the
+    /// game is over and the deal public, so every capture then names what was taken.
+    fn moves_viewer(&self, v: Viewer) -> Viewer {
+        if self.status == Status::Finished && !self.private && self.game.outcome().is_some() {
+            Viewer::Referee
+        } else {
+            v
+        }
+    }
+
     /// The `state` for viewer `v`.
     pub fn state_out(&self, v: Viewer, now: Now) -> ClientOut {
         let pos = self.views.get(v);
@@ -133,7 +144,7 @@ impl Room {
             commitment: self.commitment.clone(),
             invite_url: self.invite_url_for(v),
             start_fen: self.game.start().fen(),
-            moves: knowledge::plies_for(&self.game, v, &self.metas),
+            moves: knowledge::plies_for(&self.game, self.moves_viewer(v), &self.metas),
             fen: pos.fen(),
             turn: pos.turn().name(),
             check: pos.is_check(),

@@ -776,6 +776,7 @@ pub async fn list(shared: &Shared, limit: usize) -> Vec<Value> {
                 "id": e.id,
                 "name": e.state.name,
                 "format": e.state.describe_format(),
+                "settings": e.state.settings,
                 "status": e.status(),
                 "players": e.state.players.len(),
                 "rounds": e.state.rounds.len(),
@@ -886,6 +887,7 @@ fn view_of(e: &Event, token: Option<&str>) -> Value {
             json!({
                 "round": ri + 1,
                 "phase": phase_json(r.phase),
+                "name": { "en": t.round_name(ri + 1).english(), "zh": t.round_name(ri + 1).chinese() },
                 "deal_mode": r.deal_mode.name(),
                 "bye": r.bye,
                 "complete": r.complete(),

@@ -47,7 +47,7 @@ impl IntoResponse for TError {
 pub fn routes() -> Router<Arc<Shared>> {
     Router::new()
         .route("/t", get(page))
-        .route("/t/{id}", get(page))
+        .route("/t/{id}", get(event_page))
         .route("/api/tournaments", post(create).get(list))
         .route("/api/tournaments/{id}", get(view))
         .route("/api/tournaments/{id}/join", post(join))
@@ -64,6 +64,15 @@ async fn page() -> Response {
     match assets::get("index.html") {
         Some(b) => ([(header::CONTENT_TYPE, "text/html; charset=utf-8")], b).into_response(),
         None => (StatusCode::NOT_FOUND, "this build has no web UI").into_response(),
+    }
+}
+
+/// `/t/ID`: the event page, or the not-found page for an event that does not exist.
+async fn event_page(State(shared): State<Arc<Shared>>, Path(id): Path<String>) -> Response {
+    if super::event(&shared, &id).await.is_ok() {
+        page().await
+    } else {
+        crate::http::not_found_page()
     }
 }
 

@@ -519,8 +519,8 @@ pub fn pairings_text(t: &Tournament, r: usize) -> String {
     let round = &t.rounds[r - 1];
     let name = |p: u32| t.players[p as usize].name.as_str();
     let mut s = format!(
-        "round {r} ({:?}, {} deals)",
-        round.phase,
+        "round {r} ({}, {} deals)",
+        t.round_name(r),
         round.deal_mode.name()
     );
     if let Some(rel) = round.relaxed {
