@@ -4,6 +4,7 @@ import { t, currentLang, setLang, onLangChange } from './i18n.js';
 import { showLobby } from './lobby.js';
 import { showGame, showInvite } from './game.js';
 import { showReplay } from './replay.js';
+import { showAnalysis } from './analysis.js';
 import { showTournaments, showEvent } from './tournament.js';
 import { accountHeader, showLogin, showProfile } from './account.js';
 import { showNotFound } from './util.js';
@@ -32,6 +33,9 @@ function route() {
   if (m) return showGame(main, m[1], params.get('seat'));
   m = path.match(/^\/replay\/([a-z0-9]+)\/?$/);
   if (m) return showReplay(main, m[1]);
+  if (/^\/analysis\/?$/.test(path)) return showAnalysis(main, { fen: params.get('fen') });
+  m = path.match(/^\/analysis\/([a-z0-9]+)\/?$/);
+  if (m) return showAnalysis(main, { gameId: m[1], ply: params.has('ply') ? Number(params.get('ply')) : null, seat: params.get('seat'), full: params.has('full') });
   if (/^\/t\/?$/.test(path)) return showTournaments(main);
   if (/^\/login\/?$/.test(path)) return showLogin(main);
   m = path.match(/^\/@\/([A-Za-z0-9_-]+)\/?$/);

@@ -459,13 +459,15 @@ export function showGame(main, id, token) {
   }
 
   function actions() {
+    // The analysis board, in a new tab: a player's from his seat's view, anyone else's from the public view.
+    const analyse = h('a', { class: 'button', id: 'to-analysis', target: '_blank', href: `/analysis/${id}${token ? `?seat=${encodeURIComponent(token)}` : ''}` }, t('toAnalysis'));
     if (st.you === 'spectator') {
       const info = h('span', { class: 'muted' }, `${t('spectator')} · ${t('spectators')}: ${st.spectators}`);
-      if (st.status !== 'finished') return h('div', { class: 'actions' }, info);
+      if (st.status !== 'finished') return h('div', { class: 'actions' }, info, ' ', analyse);
       const r = st.rematch;
       return h('div', { class: 'actions' }, info,
         r && r.url ? h('a', { class: 'button primary', id: 'rematch-go', href: r.url }, t('watchRematch')) : null,
-        h('a', { class: 'button', id: 'to-replay', href: `/replay/${id}` }, t('replay')));
+        h('a', { class: 'button', id: 'to-replay', href: `/replay/${id}` }, t('replay')), analyse);
     }
     const me = st.you;
     const them = me === 'red' ? 'black' : 'red';
@@ -527,6 +529,7 @@ export function showGame(main, id, token) {
       }
       btns.push(h('a', { class: 'button', id: 'to-replay', href: `/replay/${id}` }, t('replay')));
     }
+    btns.push(analyse);
     return h('div', { class: 'actions' }, btns);
   }
 

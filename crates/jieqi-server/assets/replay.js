@@ -133,6 +133,8 @@ export async function showReplay(main, id) {
         h('div', { class: 'status result', id: 'result' }, resultText(data.end.result, data.end.reason))),
       nav,
       evalView(),
+      h('div', { class: 'analysis-links' }, h('a', { class: 'button', id: 'to-analysis', href: `/analysis/${id}?ply=${ply}` }, t('toAnalysis')),
+        ' ', h('a', { class: 'button', id: 'analyse-this-game', href: `/analysis/${id}?ply=${ply}&full=1` }, t('analyseGame'))),
       h('div', { class: 'card moves-card' },
         h('div', { class: 'card-head' }, h('b', {}, t('moves')), notationSwitch(renderSide)),
         h('div', { class: 'moves-scroll', id: 'moves' }, moveTable(texts, plies, ply, go))),

@@ -6,7 +6,7 @@
 
 use std::collections::HashMap;
 use std::net::IpAddr;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -37,6 +37,66 @@ pub trait Engine: Send + Sync + 'static {
     fn choose(&self, pos: &Position, level: u8, budget: Duration, history: &Judge) -> Option<Move>;
     /// Evaluates the position for the side to move.
     fn evaluate(&self, pos: &Position, budget: Duration) -> Evaluation;
+    /// Analyses `pos` for the analysis board, calling `line` for each line found
+    /// (MultiPV, deepening) until `limits` or `stop`. The default evaluates once.
+    fn analyse(
+        &self,
+        pos: &Position,
+        limits: &AnalysisLimits,
+        stop: &AtomicBool,
+        line: &mut dyn FnMut(&AnalysisLine),
+    ) {
+        let _ = stop;
+        let ev = self.evaluate(pos, limits.movetime);
+        if let (Some(cp), Some(best)) = (ev.score_cp, ev.best) {
+            line(&AnalysisLine {
+                multipv: 1,
+                depth: ev.depth,
+                score: LineScore::Cp(cp),
+                wdl: None,
+                pv: vec![best],
+                nodes: 0,
+            });
+        }
+    }
+}
+
+/// How long and how wide an analysis runs.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct AnalysisLimits {
+    /// Deepest iteration.
+    pub depth: u32,
+    /// Longest run.
+    pub movetime: Duration,
+    /// Lines (MultiPV).
+    pub multipv: usize,
+}
+
+/// A score of an analysis line, for the side to move.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum LineScore {
+    /// Centipawns.
+    Cp(i32),
+    /// Mate in this many moves (negative: being mated).
+    Mate(i32),
+}
+
+/// One line of an analysis.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AnalysisLine {
+    /// 1-based line number.
+    pub multipv: usize,
+    /// Depth completed.
+    pub depth: u32,
+    /// The score for the side to move.
+    pub score: LineScore,
+    /// Win/draw/loss per mille as the engine models it, if it does.
+    pub wdl: Option<(u32, u32, u32)>,
+    /// The moves; they stop after a face-down piece's move, whose sequel depends on
+    /// the reveal.
+    pub pv: Vec<Move>,
+    /// Nodes searched so far.
+    pub nodes: u64,
 }
 
 /// The built-in player: level 1 plays a random legal move; higher levels take the move
@@ -240,6 +300,58 @@ impl Engine for SearchEngine {
         })
     }
 
+    fn analyse(
+        &self,
+        pos: &Position,
+        limits: &AnalysisLimits,
+        stop: &AtomicBool,
+        line: &mut dyn FnMut(&AnalysisLine),
+    ) {
+        let search_limits = jieqi_engine::Limits {
+            depth: Some(limits.depth.max(1)),
+            movetime: Some(limits.movetime),
+            ..jieqi_engine::Limits::default()
+        };
+        let history = Judge::new(RuleSet::STANDARD, pos);
+        self.with_engine(20, RuleSet::STANDARD, |e| {
+            let mut opts = e.options().clone();
+            opts.multipv = limits.multipv.clamp(1, 8);
+            e.set_options(opts);
+            let engine_stop = e.stop_flag();
+            let finished = AtomicBool::new(false);
+            // The search polls its own flag; this watcher carries the caller's over.
+            std::thread::scope(|scope| {
+                scope.spawn(|| {
+                    while !finished.load(Ordering::Relaxed) {
+                        if stop.load(Ordering::Relaxed) {
+                            engine_stop.store(true, Ordering::SeqCst);
+                            return;
+                        }
+                        std::thread::sleep(Duration::from_millis(10));
+                    }
+                });
+                e.search_with_info(pos, &search_limits, &history, &mut |info| {
+                    let score = match info.score {
+                        jieqi_engine::Score::Cp(c) => LineScore::Cp(c),
+                        jieqi_engine::Score::Mate(m) => LineScore::Mate(m),
+                    };
+                    line(&AnalysisLine {
+                        multipv: info.multipv,
+                        depth: info.depth,
+                        score,
+                        wdl: Some(info.score.wdl()),
+                        pv: info.pv.clone(),
+                        nodes: info.nodes,
+                    });
+                });
+                finished.store(true, Ordering::Relaxed);
+            });
+            let mut opts = e.options().clone();
+            opts.multipv = 1;
+            e.set_options(opts);
+        });
+    }
+
     fn evaluate(&self, pos: &Position, budget: Duration) -> Evaluation {
         let limits = jieqi_engine::Limits::movetime(budget);
         let history = Judge::new(RuleSet::STANDARD, pos);
@@ -344,6 +456,12 @@ impl EnginePool {
     }
 }
 
+/// A reserved analysis thread of one client: held while its work runs.
+pub struct AnalysisSlot {
+    _permit: tokio::sync::OwnedSemaphorePermit,
+    _client: ClientSlot,
+}
+
 /// Runs analysis (`/eval`) on threads of its own, at most `threads` at a time and at
 /// most `per_client` at a time for one client address; a request beyond either is
 /// refused at once ([`Busy`]), never queued.
@@ -386,6 +504,35 @@ impl AnalysisPool {
     /// The engine's name.
     pub fn name(&self) -> String {
         self.engine.name().to_string()
+    }
+
+    /// Reserves a thread for `client`, or [`Busy`] at once (the analysis board and
+    /// whole-game analysis hold it while they run).
+    pub fn reserve(&self, client: IpAddr) -> Result<AnalysisSlot, Busy> {
+        let slot = {
+            let mut m = self.running.lock().unwrap_or_else(|p| p.into_inner());
+            let n = m.entry(client).or_default();
+            if *n >= self.per_client {
+                return Err(Busy);
+            }
+            *n += 1;
+            ClientSlot {
+                running: Arc::clone(&self.running),
+                client,
+            }
+        };
+        let permit = Arc::clone(&self.permits)
+            .try_acquire_owned()
+            .map_err(|_| Busy)?;
+        Ok(AnalysisSlot {
+            _permit: permit,
+            _client: slot,
+        })
+    }
+
+    /// The engine, to run on a reserved [`AnalysisSlot`].
+    pub fn engine(&self) -> Arc<dyn Engine> {
+        Arc::clone(&self.engine)
     }
 
     /// An evaluation for `client`, or [`Busy`] at once.

@@ -161,7 +161,7 @@ pub fn router() -> Router<Arc<Shared>> {
         .fallback(not_found)
 }
 
-async fn page() -> Response {
+pub(crate) async fn page() -> Response {
     page_html()
 }
 
@@ -527,7 +527,7 @@ async fn summary(
 }
 
 /// A finished game's referee record.
-async fn finished_game(
+pub(crate) async fn finished_game(
     shared: &Shared,
     id: &str,
 ) -> Result<

@@ -8,6 +8,7 @@
 //! (tournaments) subscribes to them ([`Shared::subscribe_game_ends`]).
 
 pub mod accounts;
+pub mod analysis;
 pub mod assets;
 pub mod chat;
 pub mod client;
@@ -305,6 +306,8 @@ pub struct Shared {
     pub account_limits: accounts::limiter::AccountLimits,
     /// Quick pairing: the seek pool and the lobbies watching it.
     pub lobby: seek::Lobby,
+    /// Whole-game analyses running (docs/web.md, "Analysis board").
+    pub game_analyses: analysis::Jobs,
     game_end_listeners: Mutex<Vec<mpsc::UnboundedSender<GameEnded>>>,
     next_conn: AtomicU64,
     connections: AtomicUsize,
@@ -331,6 +334,7 @@ impl Shared {
             registry: Registry::new(),
             tournaments: tournament::Hub::default(),
             lobby: seek::Lobby::default(),
+            game_analyses: analysis::Jobs::default(),
             game_end_listeners: Mutex::new(Vec::new()),
             next_conn: AtomicU64::new(1),
             connections: AtomicUsize::new(0),
@@ -554,6 +558,7 @@ pub fn app(shared: Arc<Shared>) -> axum::Router {
         .merge(accounts::routes::routes())
         .merge(tournament::routes())
         .merge(seek::routes())
+        .merge(analysis::routes())
         .layer(axum::middleware::from_fn(accounts::csrf::guard))
         .layer(axum::extract::DefaultBodyLimit::max(request::BODY_LIMIT))
         .with_state(shared)

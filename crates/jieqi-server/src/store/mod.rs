@@ -291,6 +291,14 @@ pub enum Write {
         /// Off (`true`) or on again.
         muted: bool,
     },
+    /// The engine's analysis of a finished game (docs/web.md, "Analysis board"), as
+    /// one JSON text, computed once.
+    GameAnalysis {
+        /// Game id.
+        id: String,
+        /// The analysis.
+        json: String,
+    },
     /// Create or replace a tournament (docs/tournament.md, "Tournaments on the web
     /// server"): its whole state as one JSON text.
     Tournament {
@@ -437,6 +445,8 @@ pub trait Store: Send + Sync + 'static {
     fn list(&self, kind: ListKind, limit: u32) -> BoxFuture<'_, Result<Vec<Summary>, StoreError>>;
     /// One game's lobby line.
     fn summary(&self, id: &str) -> BoxFuture<'_, Result<Option<Summary>, StoreError>>;
+    /// The stored analysis of a game ([`Write::GameAnalysis`]), if any.
+    fn game_analysis(&self, id: &str) -> BoxFuture<'_, Result<Option<String>, StoreError>>;
     /// Every stored tournament as `(id, state JSON)` (loaded once at start).
     fn tournaments(&self) -> BoxFuture<'_, Result<Vec<(String, String)>, StoreError>>;
     /// The account with this key (lower-case name), if any.

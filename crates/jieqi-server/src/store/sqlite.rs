@@ -97,6 +97,10 @@ CREATE TABLE IF NOT EXISTS moves (
 DROP INDEX IF EXISTS games_unfinished;
 CREATE INDEX IF NOT EXISTS games_unfinished_by_created ON games(created_ms) WHERE result IS NULL;
 CREATE INDEX IF NOT EXISTS games_finished ON games(finished_ms) WHERE result IS NOT NULL;
+CREATE TABLE IF NOT EXISTS game_analysis (
+  game TEXT PRIMARY KEY,
+  json TEXT NOT NULL
+);
 CREATE TABLE IF NOT EXISTS tournaments (
   id TEXT PRIMARY KEY,
   updated_ms INTEGER NOT NULL,
@@ -614,6 +618,14 @@ fn apply(tx: &Connection, w: &Write) -> Result<(), StoreError> {
                 params![id, rematch],
             )?;
         }
+        Write::GameAnalysis { id, json } => {
+            run(
+                tx,
+                "INSERT INTO game_analysis (game, json) VALUES (?1, ?2)
+                 ON CONFLICT(game) DO UPDATE SET json = ?2",
+                params![id, json],
+            )?;
+        }
         Write::Tournament {
             id,
             json,
@@ -1043,6 +1055,19 @@ impl Store for SqliteStore {
                 .optional()
                 .map_err(db)?
                 .transpose()
+        })
+    }
+
+    fn game_analysis(&self, id: &str) -> BoxFuture<'_, Result<Option<String>, StoreError>> {
+        let id = id.to_string();
+        self.read(move |c| {
+            c.query_row(
+                "SELECT json FROM game_analysis WHERE game = ?1",
+                params![id],
+                |r| r.get(0),
+            )
+            .optional()
+            .map_err(db)
         })
     }
 

@@ -1,0 +1,311 @@
+//! The analysis board's server side (docs/protocol.md §9): lines streamed for a FEN,
+//! hostile requests refused, the hidden-information rules of a live game's analysis,
+//! and "analyse this game" stored once.
+
+mod common;
+
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use common::*;
+use futures_util::{SinkExt, StreamExt};
+use jieqi_core::START_FEN;
+use jieqi_server::client::http;
+use jieqi_server::{EngineKind, Server};
+use serde_json::{Value, json};
+use tokio_tungstenite::tungstenite::Message;
+
+type Socket =
+    tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
+
+async fn connect(addr: SocketAddr) -> Socket {
+    tokio_tungstenite::connect_async(format!("ws://{addr}/ws/analysis"))
+        .await
+        .unwrap()
+        .0
+}
+
+async fn send(ws: &mut Socket, t: &str, d: Value) {
+    let text = json!({ "t": t, "d": d }).to_string();
+    ws.send(Message::Text(text.into())).await.unwrap();
+}
+
+async fn recv(ws: &mut Socket) -> Value {
+    loop {
+        let m = tokio::time::timeout(WAIT, ws.next())
+            .await
+            .expect("an answer in time")
+            .unwrap()
+            .unwrap();
+        if let Message::Text(t) = m {
+            return serde_json::from_str(&t).unwrap();
+        }
+    }
+}
+
+async fn recv_until(ws: &mut Socket, t: &str) -> Value {
+    loop {
+        let m = recv(ws).await;
+        if m["t"] == t {
+            return m;
+        }
+    }
+}
+
+async fn server(engine: EngineKind) -> (Server, tempfile::TempDir) {
+    let dir = tempfile::tempdir().unwrap();
+    let s = Server::start(config(&dir.path().join("t.db"), engine))
+        .await
+        .unwrap();
+    (s, dir)
+}
+
+/// A FEN and a revealing move give the position, its legal moves, then MultiPV lines
+/// with depth, score and WDL, then `done`; bad FENs, illegal moves, oversize and
+/// unknown requests get an error code and leave the socket open.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn analysis_stream_gives_lines_for_a_fen() {
+    let (server, _dir) = server(EngineKind::Search).await;
+    let mut ws = connect(server.addr).await;
+    send(
+        &mut ws,
+        "analyse",
+        json!({"n": 1, "fen": START_FEN, "moves": ["h2e2C"], "multipv": 2, "depth": 3}),
+    )
+    .await;
+    let pos = recv_until(&mut ws, "position").await;
+    assert_eq!(pos["d"]["n"], 1);
+    assert_eq!(pos["d"]["turn"], "black");
+    assert!(
+        pos["d"]["fen"].as_str().unwrap().contains("/1X2C4/"),
+        "{pos}"
+    );
+    assert_eq!(pos["d"]["pool"]["red"]["C"], 1, "{pos}");
+    assert!(!pos["d"]["legal"].as_array().unwrap().is_empty());
+    let mut lines = Vec::new();
+    let done = loop {
+        let m = recv(&mut ws).await;
+        match m["t"].as_str() {
+            Some("line") => lines.push(m),
+            Some("done") => break m,
+            _ => panic!("unexpected {m}"),
+        }
+    };
+    assert_eq!(done["d"]["depth"], 3, "{done}");
+    assert!(lines.iter().any(|l| l["d"]["multipv"] == 2), "{lines:?}");
+    let last = lines.iter().rev().find(|l| l["d"]["multipv"] == 1).unwrap();
+    assert_eq!(last["d"]["depth"], 3);
+    assert!(last["d"]["score"]["cp"].is_i64() || last["d"]["score"]["mate"].is_i64());
+    assert_eq!(last["d"]["wdl"].as_array().unwrap().len(), 3);
+    let first = last["d"]["pv"][0].as_str().unwrap();
+    assert!(
+        pos["d"]["legal"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|m| m == first)
+    );
+
+    for (d, code) in [
+        (json!({"n": 2, "fen": "not a fen"}), "bad_fen"),
+        (
+            json!({"n": 3, "fen": START_FEN, "moves": ["a0a9"]}),
+            "illegal_move",
+        ),
+        (
+            json!({"n": 4, "fen": START_FEN, "moves": ["h2e2K"]}),
+            "illegal_move",
+        ),
+        (
+            json!({"n": 5, "fen": START_FEN, "multipv": 50}),
+            "bad_limit",
+        ),
+        (json!({"n": 6, "fen": "x".repeat(5000)}), "too_big"),
+    ] {
+        send(&mut ws, "analyse", d).await;
+        let e = recv_until(&mut ws, "error").await;
+        assert_eq!(e["d"]["code"], code, "{e}");
+    }
+    send(&mut ws, "launch", json!({})).await;
+    assert_eq!(
+        recv_until(&mut ws, "error").await["d"]["code"],
+        "unknown_type"
+    );
+    ws.send(Message::Text("{{{".into())).await.unwrap();
+    assert_eq!(recv_until(&mut ws, "error").await["d"]["code"], "bad_json");
+    // Over the size limit: closed with 1009, the server goes on.
+    ws.send(Message::Text("x".repeat(40_000).into()))
+        .await
+        .unwrap();
+    let closed = tokio::time::timeout(WAIT, async {
+        loop {
+            match ws.next().await {
+                Some(Ok(Message::Close(f))) => return f.map(|f| u16::from(f.code)),
+                Some(Ok(_)) => continue,
+                _ => return None,
+            }
+        }
+    })
+    .await
+    .unwrap();
+    assert_eq!(closed, Some(1009));
+
+    // One analysis per address at a time: a second session is told the engine is busy
+    // until the first stops.
+    let mut a = connect(server.addr).await;
+    let mut b = connect(server.addr).await;
+    send(&mut a, "analyse", json!({"n": 1, "fen": START_FEN})).await;
+    recv_until(&mut a, "line").await;
+    send(
+        &mut b,
+        "analyse",
+        json!({"n": 1, "fen": START_FEN, "depth": 2}),
+    )
+    .await;
+    let e = recv_until(&mut b, "error").await;
+    assert_eq!(e["d"]["code"], "busy", "{e}");
+    send(&mut a, "stop", Value::Null).await;
+    recv_until(&mut a, "done").await;
+    send(
+        &mut b,
+        "analyse",
+        json!({"n": 2, "fen": START_FEN, "depth": 2}),
+    )
+    .await;
+    assert_eq!(recv_until(&mut b, "done").await["d"]["n"], 2);
+    server.shutdown().await;
+}
+
+fn face_down(fen: &str, black: bool) -> usize {
+    let board = fen.split(' ').next().unwrap();
+    board
+        .chars()
+        .filter(|&c| c == if black { 'x' } else { 'X' })
+        .count()
+}
+
+/// In a live game a player's analysis starts from his own view and anyone else's from
+/// the public view: the opponent's face-down pieces stay `x`, and what only the
+/// capturer learnt is not in the spectator's FEN. The engine is given that FEN.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn live_game_analysis_sees_only_the_viewers_knowledge() {
+    let (server, _dir) = server(EngineKind::Greedy).await;
+    let addr = server.addr;
+    let g = create(
+        addr,
+        json!({"opponent": "friend", "color": "red", "time": "none"}),
+    )
+    .await;
+    let (mut red, _black) = seat_both(addr, &g).await;
+    // Red's face-down cannon takes Black's face-down piece on b9: Red learns what it was.
+    red.send("move", json!({"uci": "b2b9"}), None)
+        .await
+        .unwrap();
+    move_event(&mut red, 1).await;
+    let get = |q: String| async move { http(addr, "GET", &q, None).await.unwrap() };
+    let start = |seat: Option<&str>| {
+        let seat = seat.map(|s| format!("&seat={s}")).unwrap_or_default();
+        format!("/api/analysis/start?game={}{seat}", g.id)
+    };
+    let mine = get(start(Some(&g.token))).await.json().unwrap();
+    assert_eq!(mine["viewer"], "red");
+    assert_eq!(mine["ply"], 1);
+    let public = get(start(None)).await.json().unwrap();
+    assert_eq!(public["viewer"], "spectator");
+    let forged = get(start(Some("0123456789abcdef0123456789abcdef")))
+        .await
+        .json()
+        .unwrap();
+    assert_eq!(
+        forged["viewer"], "spectator",
+        "a wrong token is a spectator"
+    );
+    let (mine, public) = (
+        mine["fen"].as_str().unwrap(),
+        public["fen"].as_str().unwrap(),
+    );
+    for fen in [mine, public] {
+        assert_eq!(
+            face_down(fen, true),
+            14,
+            "Black's unmoved pieces are x: {fen}"
+        );
+    }
+    assert_ne!(mine, public, "only Red knows the captured identity");
+    assert!(
+        public.ends_with(" - 0 1") || public.split(' ').nth(3) == Some("-"),
+        "{public}"
+    );
+    // The engine analyses exactly the viewer's FEN.
+    let mut ws = connect(addr).await;
+    send(&mut ws, "analyse", json!({"n": 1, "fen": mine, "depth": 2})).await;
+    let pos = recv_until(&mut ws, "position").await;
+    assert_eq!(pos["d"]["fen"], mine);
+    recv_until(&mut ws, "line").await;
+    // A ply past the end, a bad id: refused.
+    assert_eq!(
+        get(format!("/api/analysis/start?game={}&ply=9", g.id))
+            .await
+            .status,
+        409
+    );
+    assert_eq!(
+        get("/api/analysis/start?game=..%2Fx".into()).await.status,
+        404
+    );
+    server.shutdown().await;
+}
+
+/// "Analyse this game": refused while the game runs; once it is over it runs on the
+/// server with progress, gives one score per position (each FEN the mover's view) and
+/// the swings, and is stored: asking again answers at once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn analyse_this_game_completes_with_per_ply_scores() {
+    let (server, _dir) = server(EngineKind::Search).await;
+    let addr = server.addr;
+    let g = create(
+        addr,
+        json!({"opponent": "friend", "color": "red", "time": "none"}),
+    )
+    .await;
+    let (mut red, mut black) = seat_both(addr, &g).await;
+    let post = |path: String| async move { http(addr, "POST", &path, None).await.unwrap() };
+    let path = format!("/api/games/{}/analysis", g.id);
+    assert_eq!(post(path.clone()).await.status, 409, "not finished");
+    first_moves(&mut red, &mut black).await;
+    red.send("resign", Value::Null, None).await.unwrap();
+    red.recv_until("end", WAIT).await.unwrap();
+    let r = post(path.clone()).await;
+    assert!(r.status == 202 || r.status == 200, "{}", r.status);
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
+    let result = loop {
+        let v = http(addr, "GET", &path, None)
+            .await
+            .unwrap()
+            .json()
+            .unwrap();
+        if v["state"] == "done" {
+            break v;
+        }
+        assert_eq!(v["state"], "running", "{v}");
+        assert_eq!(v["total"], 3);
+        assert!(tokio::time::Instant::now() < deadline);
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    let plies = result["analysis"]["plies"].as_array().unwrap();
+    assert_eq!(plies.len(), 3, "{result}");
+    for (n, p) in plies.iter().enumerate() {
+        assert_eq!(p["ply"], n);
+        assert!(p["red_cp"].is_i64());
+        let fen = p["fen"].as_str().unwrap();
+        assert!(
+            face_down(fen, true) >= 14 && face_down(fen, false) >= 14,
+            "{fen}"
+        );
+    }
+    assert!(result["analysis"]["swings"].is_array());
+    let again = post(path.clone()).await;
+    assert_eq!(again.status, 200);
+    assert_eq!(again.json().unwrap(), result, "computed once, stored");
+    server.shutdown().await;
+}
