@@ -35,6 +35,7 @@
 
 pub mod bench;
 pub mod busy;
+pub mod datagen;
 pub mod engine;
 pub mod eval;
 pub mod features;
