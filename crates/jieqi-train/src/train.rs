@@ -61,7 +61,8 @@ pub struct EpochReport {
 }
 
 /// Trains a net on `train`, reporting each epoch (and the held-out loss of the
-/// untrained net as epoch 0). Returns the net and the reports.
+/// untrained net as epoch 0). Returns the net of the epoch with the lowest held-out
+/// loss (the last epoch's without held-out positions) and the reports.
 pub fn train(
     cfg: &TrainConfig,
     train: &Dataset,
@@ -86,6 +87,7 @@ pub fn train(
     report(&r0);
     reports.push(r0);
     let mut lr = cfg.lr;
+    let mut best: Option<(f64, FloatNet)> = None;
     for epoch in 1..=cfg.epochs {
         let start = Instant::now();
         // Fisher–Yates with a xorshift stream.
@@ -150,7 +152,10 @@ pub fn train(
         };
         report(&r);
         reports.push(r);
+        if !valid.is_empty() && best.as_ref().is_none_or(|(v, _)| r.valid_loss < *v) {
+            best = Some((r.valid_loss, net.clone()));
+        }
         lr *= cfg.lr_decay;
     }
-    (net, reports)
+    (best.map_or(net, |(_, n)| n), reports)
 }

@@ -45,7 +45,7 @@ fn generate_train_load_and_evaluate() {
         p.positions
     );
 
-    let (train_set, valid_set) = data::load(&[&data_path], 5).expect("loads");
+    let (train_set, valid_set) = data::load(&[&data_path], 5, true).expect("loads");
     assert!(!train_set.is_empty() && !valid_set.is_empty());
     let tc = TrainConfig {
         hidden: 16,

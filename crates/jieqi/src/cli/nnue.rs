@@ -102,6 +102,9 @@ pub struct TrainArgs {
     /// Hold out the games whose index is a multiple of this (0: none).
     #[arg(long, default_value_t = 10)]
     valid_every: u32,
+    /// Do not add the training positions mirrored left to right.
+    #[arg(long)]
+    no_mirror: bool,
 }
 
 /// Runs `jieqi train`.
@@ -110,7 +113,7 @@ pub fn train(args: TrainArgs) -> anyhow::Result<()> {
         bail!("--hidden must be a positive multiple of 16");
     }
     let start = Instant::now();
-    let (train, valid) = data::load(&args.data, args.valid_every)?;
+    let (train, valid) = data::load(&args.data, args.valid_every, !args.no_mirror)?;
     if train.is_empty() {
         bail!("no training positions in {:?}", args.data);
     }
@@ -119,6 +122,11 @@ pub fn train(args: TrainArgs) -> anyhow::Result<()> {
         train.len(),
         valid.len(),
         start.elapsed().as_secs_f64()
+    );
+    eprintln!(
+        "hand-written evaluation as the output: train loss {:.6} held-out loss {:.6}",
+        train.hand_written_loss(args.scale as f32, args.lambda),
+        valid.hand_written_loss(args.scale as f32, args.lambda)
     );
     let cfg = TrainConfig {
         hidden: args.hidden,
@@ -131,12 +139,22 @@ pub fn train(args: TrainArgs) -> anyhow::Result<()> {
         threads: args.threads.max(1),
         seed: args.seed,
     };
-    let (net, _) = jieqi_train::train(&cfg, &train, &valid, &mut |r| {
+    let (net, reports) = jieqi_train::train(&cfg, &train, &valid, &mut |r| {
         eprintln!(
             "epoch {:>3} lr {:.6} train loss {:.6} held-out loss {:.6} {:.0} pos/s",
             r.epoch, r.lr, r.train_loss, r.valid_loss, r.positions_per_second
         );
     });
+    if let Some(b) = reports[1..]
+        .iter()
+        .min_by(|a, b| a.valid_loss.total_cmp(&b.valid_loss))
+        .filter(|_| !valid.is_empty())
+    {
+        eprintln!(
+            "kept the net of epoch {} (held-out loss {:.6})",
+            b.epoch, b.valid_loss
+        );
+    }
     let q = net
         .quantise(args.scale as i32)
         .context("the trained net does not fit the engine's format")?;
