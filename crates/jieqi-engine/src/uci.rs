@@ -270,7 +270,7 @@ impl State {
             },
             "use nnue" => match check() {
                 Ok(true) if self.engine().network().is_none() => Err(
-                    "option Use NNUE: no net loaded (this build embeds none); set EvalFile to a net file first (docs/nnue.md)"
+                    "option Use NNUE: no net loaded; set EvalFile to a net file first (docs/nnue.md)"
                         .to_string(),
                 ),
                 Ok(v) => {

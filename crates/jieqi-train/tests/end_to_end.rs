@@ -95,22 +95,29 @@ fn generate_train_load_and_evaluate() {
     // The UCI loop loads it and evaluates with it.
     let fen = "3pk1xxC/na2rR3/4pr3/8n/bA1cP1p1p/N5P2/9/P1P1P1N1C/2A1B3R/4KX3 w B1a1b1 - 7 21";
     let input = format!(
-        "setoption name Use NNUE value true\nsetoption name EvalFile value {}\n\
-         setoption name Use NNUE value true\nposition fen {fen}\neval\ngo depth 3\nquit\n",
+        "position fen {fen}\neval\nsetoption name Use NNUE value true\neval\n\
+         setoption name EvalFile value {}\neval\ngo depth 3\nquit\n",
         net_path.display()
     );
     let out = SharedBuf::default();
     jieqi_engine::uci::run(std::io::Cursor::new(input), out.clone());
     let out = String::from_utf8(out.0.lock().expect("lock").clone()).expect("utf-8");
-    let expected = loaded.evaluate(&Position::from_fen(fen).expect("valid"));
-    assert!(
-        out.contains("info string error option Use NNUE: no net loaded"),
-        "Use NNUE before a net is loaded is refused:\n{out}"
-    );
-    assert!(
-        out.contains(&format!("info string eval {expected} (side to move)")),
-        "{out}"
-    );
+    // The hand-written evaluation, then the embedded net, then the tiny one.
+    let pos = Position::from_fen(fen).expect("valid");
+    let evals: Vec<&str> = out
+        .lines()
+        .filter(|l| l.starts_with("info string eval "))
+        .collect();
+    let hand = jieqi_engine::eval::evaluate(&jieqi_engine::Params::default(), &pos);
+    let embedded = Network::embedded()
+        .expect("a net is embedded")
+        .evaluate(&pos);
+    let tiny = loaded.evaluate(&pos);
+    let expected: Vec<String> = [hand, embedded, tiny]
+        .iter()
+        .map(|v| format!("info string eval {v} (side to move)"))
+        .collect();
+    assert_eq!(evals, expected, "{out}");
     assert!(out.contains("bestmove "), "{out}");
     let _ = std::fs::remove_dir_all(&dir);
 }
