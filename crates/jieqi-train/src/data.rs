@@ -127,7 +127,8 @@ pub fn mirrored(pos: &Position) -> Position {
 
 /// Reads data files into a training set and a validation set: the games whose index
 /// is a multiple of `valid_every` (in every file) are held out, so that no position of
-/// a held-out game is trained on. `valid_every` 0 holds out nothing. With `mirror`,
+/// a held-out game is trained on. `valid_every` 0 holds out nothing. Each file's
+/// games are taken in index order. With `mirror`,
 /// each training position is also added mirrored left to right ([`mirrored`]).
 pub fn load(
     paths: &[impl AsRef<Path>],
@@ -141,10 +142,13 @@ pub fn load(
             path: path.clone(),
             source,
         })?;
-        let (_, records) = record::read_all(&bytes).map_err(|source| DataError::Record {
+        let (_, mut records) = record::read_all(&bytes).map_err(|source| DataError::Record {
             path: path.clone(),
             source,
         })?;
+        // Games in index order, whatever order the workers finished them in: the data
+        // of a run, and so the training, do not depend on how it was generated.
+        records.sort_by_key(|r| r.game);
         for r in &records {
             if valid_every > 0 && r.game % valid_every == 0 {
                 valid.push(r);

@@ -38,7 +38,7 @@ pub const MAX_HIDDEN: usize = 1024;
 pub const MAX_EVAL: i32 = 15_000;
 
 /// The network built into the engine, if any: net 1 of `docs/nnue.md` (64 hidden
-/// units, trained on 194 k positions of our self-play at 5 000 nodes a move). A build
+/// units, trained on 196 k positions of our self-play at 5 000 nodes a move). A build
 /// without one would need an `EvalFile` before `Use NNUE`.
 const EMBEDDED: Option<&[u8]> = Some(include_bytes!("default.nnue"));
 
