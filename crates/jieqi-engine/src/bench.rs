@@ -2,6 +2,7 @@
 //! that changes only when the search or evaluation changes functionally; the speed is
 //! nodes per second on one thread.
 
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use jieqi_core::game::Judge;
@@ -9,6 +10,7 @@ use jieqi_core::{Position, RuleSet};
 
 use crate::engine::{Engine, Limits, Options};
 use crate::features::Features;
+use crate::nnue::Network;
 
 /// Default depth of `bench`.
 pub const DEFAULT_DEPTH: u32 = 6;
@@ -97,15 +99,27 @@ pub fn run(depth: Option<u32>, out: &mut dyn FnMut(&str)) -> BenchResult {
 
 /// As [`run`], with some search features turned off (for testing them).
 pub fn run_with(depth: Option<u32>, features: Features, out: &mut dyn FnMut(&str)) -> BenchResult {
+    run_with_network(depth, features, None, out)
+}
+
+/// As [`run_with`], evaluating with the NNUE net `network` when one is given.
+pub fn run_with_network(
+    depth: Option<u32>,
+    features: Features,
+    network: Option<Arc<Network>>,
+    out: &mut dyn FnMut(&str),
+) -> BenchResult {
+    let net = &network;
     let depth = depth.unwrap_or(DEFAULT_DEPTH).max(1);
-    let mut r = run_positions_with(
+    let mut r = run_positions_net(
         &[jieqi_core::START_FEN],
         depth.min(START_DEPTH),
         features,
+        net.clone(),
         out,
     );
     // Each position gets a fresh table, so running the groups apart changes nothing.
-    let mg = run_positions_with(MIDDLEGAMES, depth, features, out);
+    let mg = run_positions_net(MIDDLEGAMES, depth, features, net.clone(), out);
     if let Some(n) = mg.nodes_per_cpu_second() {
         out(&format!(
             "info string bench middlegames nodes {} cpu_ms {} nodes_per_cpu_second {n}",
@@ -113,7 +127,7 @@ pub fn run_with(depth: Option<u32>, features: Features, out: &mut dyn FnMut(&str
             mg.cpu.unwrap_or_default().as_millis()
         ));
     }
-    let eg = run_positions_with(ENDGAMES, depth, features, out);
+    let eg = run_positions_net(ENDGAMES, depth, features, net.clone(), out);
     for r2 in [mg, eg] {
         r.nodes += r2.nodes;
         r.time += r2.time;
@@ -134,10 +148,23 @@ pub fn run_positions_with(
     features: Features,
     out: &mut dyn FnMut(&str),
 ) -> BenchResult {
+    run_positions_net(fens, depth, features, None, out)
+}
+
+/// As [`run_positions_with`], evaluating with `network` when one is given.
+fn run_positions_net(
+    fens: &[&str],
+    depth: u32,
+    features: Features,
+    network: Option<Arc<Network>>,
+    out: &mut dyn FnMut(&str),
+) -> BenchResult {
     let mut engine = Engine::new(Options {
         features,
+        use_nnue: network.is_some(),
         ..Options::default()
     });
+    engine.set_network(network);
     let mut nodes = 0;
     let mut time = Duration::ZERO;
     let mut cpu = Some(Duration::ZERO);

@@ -11,6 +11,7 @@ use jieqi_core::{Move, Position, RuleSet};
 use crate::busy::Busy;
 use crate::eval::Params;
 use crate::features::Features;
+use crate::nnue::Network;
 use crate::search::tunables::{ASPIRATION_DELTA, ASPIRATION_MAX_DELTA, ASPIRATION_MIN_DEPTH};
 use crate::search::{Histories, INF, MATE, MATE_BOUND, MAX_PLY, RootMove, Searcher, Shared};
 use crate::time::budget;
@@ -38,6 +39,10 @@ pub struct Options {
     /// The rules searched under (RULES.md §5: the chase rule, the capture-free count,
     /// the perpetual limit); the game's history is judged by them too.
     pub rules: RuleSet,
+    /// Evaluate with the NNUE net ([`Engine::set_network`]) instead of the hand-written
+    /// evaluation (default off until a net wins its SPRT; without a net the hand-written
+    /// evaluation is used).
+    pub use_nnue: bool,
 }
 
 impl Default for Options {
@@ -52,6 +57,7 @@ impl Default for Options {
             elo: 2800,
             features: Features::default(),
             rules: RuleSet::STANDARD,
+            use_nnue: false,
         }
     }
 }
@@ -209,6 +215,7 @@ pub struct Engine {
     stop: Arc<AtomicBool>,
     pondering: Arc<AtomicBool>,
     params: Arc<Params>,
+    network: Option<Arc<Network>>,
     rng: u64,
     /// Per search thread, the histories its last search learnt (`Use KeepHistory`).
     histories: Vec<Histories>,
@@ -227,6 +234,7 @@ impl Engine {
             stop: Arc::new(AtomicBool::new(false)),
             pondering: Arc::new(AtomicBool::new(false)),
             params: Arc::new(Params::default()),
+            network: Network::embedded(),
             rng: seed | 1,
             histories: Vec::new(),
         }
@@ -253,6 +261,25 @@ impl Engine {
     /// The evaluation parameters.
     pub fn params(&self) -> &Params {
         &self.params
+    }
+
+    /// Replaces the NNUE net (used when [`Options::use_nnue`] is on); starts with the
+    /// embedded one, if the build has one.
+    pub fn set_network(&mut self, net: Option<Arc<Network>>) {
+        self.network = net;
+    }
+
+    /// The NNUE net, if one is loaded.
+    pub fn network(&self) -> Option<&Arc<Network>> {
+        self.network.as_ref()
+    }
+
+    /// The static evaluation of `pos` for its side to move, by the evaluation in use.
+    pub fn evaluate(&self, pos: &Position) -> i32 {
+        match (&self.network, self.options.use_nnue) {
+            (Some(net), true) => net.evaluate(pos),
+            _ => crate::eval::evaluate(&self.params, pos),
+        }
     }
 
     /// The flag that stops a running search when set. [`Engine::search`] does not clear
@@ -337,6 +364,7 @@ impl Engine {
             busy: busy.as_ref(),
         };
         let params: &Params = &self.params;
+        let network = self.network.as_deref().filter(|_| self.options.use_nnue);
         let infinite = limits.infinite;
         let only = &limits.searchmoves[..];
         let features = self.options.features;
@@ -362,6 +390,7 @@ impl Engine {
                             Searcher::new(pos, history, shared, params, false, start, b, None);
                         s.features = features;
                         s.histories = histories;
+                        s.set_network(network);
                         iterate(&mut s, MAX_PLY as u32 - 10, 1, None, infinite, only);
                         s.flush_nodes();
                         s.histories
@@ -380,6 +409,7 @@ impl Engine {
             );
             s.features = features;
             s.histories = main_histories;
+            s.set_network(network);
             let (roots, depth) = iterate(&mut s, max_depth, multipv, Some(info), infinite, only);
             s.flush_nodes();
             // An infinite or ponder search reports only once told to stop.

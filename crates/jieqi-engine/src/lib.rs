@@ -35,9 +35,11 @@
 
 pub mod bench;
 pub mod busy;
+pub mod datagen;
 pub mod engine;
 pub mod eval;
 pub mod features;
+pub mod nnue;
 pub mod search;
 pub mod time;
 pub mod tt;
@@ -47,3 +49,4 @@ pub mod uci;
 pub use engine::{Engine, Info, Limits, Options, Score, SearchResult};
 pub use eval::Params;
 pub use features::Features;
+pub use nnue::Network;

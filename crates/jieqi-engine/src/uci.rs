@@ -160,7 +160,7 @@ impl State {
                 let Some(pos) = self.current() else {
                     return true;
                 };
-                let v = crate::eval::evaluate(self.engine().params(), &pos);
+                let v = self.engine().evaluate(&pos);
                 self.say(&format!("info string eval {v} (side to move)"));
             }
             "bench" => {
@@ -168,7 +168,11 @@ impl State {
                 self.finish_search(true);
                 let out = Arc::clone(&self.out);
                 let features = self.options.features;
-                let r = crate::bench::run_with(depth, features, &mut |l: &str| say(&out, l));
+                let use_nnue = self.options.use_nnue;
+                let net = self.engine().network().filter(|_| use_nnue).cloned();
+                let r = crate::bench::run_with_network(depth, features, net, &mut |l: &str| {
+                    say(&out, l)
+                });
                 self.say(&r.summary());
             }
             _ => self.error(&format!("unknown command {cmd:?}")),
@@ -192,6 +196,7 @@ impl State {
             "option name Ponder type check default false",
             "option name Clear Hash type button",
             "option name EvalFile type string default <builtin>",
+            "option name Use NNUE type check default false",
         ] {
             self.say(o);
         }
@@ -247,7 +252,33 @@ impl State {
                 self.engine().new_game();
                 Ok(())
             }
-            "evalfile" => load_params(&value).map(|p| self.engine().set_params(p)),
+            "evalfile" => match load_eval_file(&value) {
+                Ok(EvalFile::Params(p)) => {
+                    self.engine().set_params(p);
+                    Ok(())
+                }
+                Ok(EvalFile::Network(n)) => {
+                    self.engine().set_network(Some(Arc::new(n)));
+                    Ok(())
+                }
+                Ok(EvalFile::Builtin) => {
+                    self.engine().set_params(crate::eval::Params::default());
+                    self.engine().set_network(crate::nnue::Network::embedded());
+                    Ok(())
+                }
+                Err(e) => Err(e),
+            },
+            "use nnue" => match check() {
+                Ok(true) if self.engine().network().is_none() => Err(
+                    "option Use NNUE: no net loaded; set EvalFile to a net file first (docs/nnue.md)"
+                        .to_string(),
+                ),
+                Ok(v) => {
+                    o.use_nnue = v;
+                    Ok(())
+                }
+                Err(e) => Err(e),
+            },
             other => match check() {
                 Ok(v) if o.features.set(other, v) => Ok(()),
                 Err(e) if o.features.get(other).is_some() => Err(e),
@@ -562,13 +593,31 @@ fn legal_move(text: &str, pos: &Position) -> Result<Move, String> {
     Ok(m)
 }
 
-/// The evaluation parameters named by the `EvalFile` option: a file written by
-/// `jieqi-engine tune`, or the built-in ones for an empty value or `<builtin>`.
-fn load_params(value: &str) -> Result<crate::eval::Params, String> {
+/// What the `EvalFile` option names.
+enum EvalFile {
+    /// The built-in parameters and net (an empty value or `<builtin>`).
+    Builtin,
+    /// Evaluation parameters written by `jieqi-engine tune`.
+    Params(crate::eval::Params),
+    /// An NNUE net written by `jieqi train` (told apart by its magic bytes).
+    Network(crate::nnue::Network),
+}
+
+/// Reads the file named by the `EvalFile` option.
+fn load_eval_file(value: &str) -> Result<EvalFile, String> {
     if value.is_empty() || value == "<builtin>" {
-        return Ok(crate::eval::Params::default());
+        return Ok(EvalFile::Builtin);
     }
-    let text = std::fs::read_to_string(value)
-        .map_err(|e| format!("option EvalFile: cannot read {value:?}: {e}"))?;
-    crate::eval::Params::parse(&text).map_err(|e| format!("option EvalFile: {value:?}: {e}"))
+    let bytes =
+        std::fs::read(value).map_err(|e| format!("option EvalFile: cannot read {value:?}: {e}"))?;
+    if bytes.starts_with(crate::nnue::MAGIC) {
+        return crate::nnue::Network::from_bytes(&bytes)
+            .map(EvalFile::Network)
+            .map_err(|e| format!("option EvalFile: {value:?}: {e}"));
+    }
+    let text = String::from_utf8(bytes)
+        .map_err(|_| format!("option EvalFile: {value:?} is neither a net nor a parameter file"))?;
+    crate::eval::Params::parse(&text)
+        .map(EvalFile::Params)
+        .map_err(|e| format!("option EvalFile: {value:?}: {e}"))
 }

@@ -31,6 +31,10 @@ enum Command {
     Tournament(cli::tournament::TournamentArgs),
     /// Play a match between two UCI engines, with Elo, LOS and SPRT statistics.
     Match(cli::match_cmd::MatchArgs),
+    /// Self-play training data for the NNUE evaluation (docs/nnue.md).
+    Datagen(cli::nnue::DatagenArgs),
+    /// Train an NNUE net on `jieqi datagen` files (docs/nnue.md).
+    Train(cli::nnue::TrainArgs),
     /// Play against an engine in the terminal.
     Play(cli::play::PlayArgs),
     /// A built-in baseline engine (random or greedy) speaking UCI on stdin/stdout.
@@ -49,6 +53,8 @@ fn main() -> anyhow::Result<()> {
         Command::Record(args) => cli::record::run(args),
         Command::Tournament(args) => cli::tournament::run(args),
         Command::Match(args) => cli::match_cmd::run(args),
+        Command::Datagen(args) => cli::nnue::datagen(args),
+        Command::Train(args) => cli::nnue::train(args),
         Command::Play(args) => cli::play::run(args),
         Command::BuiltinEngine(args) => cli::builtin::run(args),
     }

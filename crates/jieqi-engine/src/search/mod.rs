@@ -86,6 +86,7 @@ use jieqi_core::{Move, Piece, Position, Reveals, Role};
 use crate::busy::Busy;
 use crate::eval::{Acc, Evaluator, Params};
 use crate::features::Features;
+use crate::nnue::{Accumulators, Network};
 use crate::time::Budget;
 use crate::tt::{Bound, Entry, Tt};
 
@@ -162,6 +163,8 @@ pub struct Searcher<'a> {
     ev: Evaluator,
     /// The evaluation's accumulators of the searched line, the current position last.
     accs: Vec<Acc>,
+    /// The NNUE accumulators of the searched line, when the net evaluates.
+    nnue: Option<Accumulators<'a>>,
     main: bool,
     /// Nodes of this thread not yet added to the shared counter.
     pending_nodes: u64,
@@ -253,6 +256,7 @@ impl<'a> Searcher<'a> {
             shared,
             ev,
             accs,
+            nnue: None,
             main,
             pending_nodes: 0,
             nodes: 0,
@@ -347,9 +351,20 @@ impl<'a> Searcher<'a> {
         }
     }
 
+    /// Evaluates with `net` (NNUE) instead of the hand-written evaluation, or with the
+    /// latter again for `None`.
+    pub fn set_network(&mut self, net: Option<&'a Network>) {
+        self.nnue = net.map(|n| Accumulators::new(n, &self.pos));
+    }
+
     /// The static evaluation of the current position (side to move's view).
     #[inline]
     pub fn evaluate(&self) -> i32 {
+        if let Some(nnue) = &self.nnue {
+            let v = nnue.evaluate(&self.pos);
+            debug_assert_eq!(v, nnue.network().evaluate(&self.pos), "{}", self.pos.fen());
+            return v;
+        }
         let acc = self.accs.last().expect("the root's accumulator");
         let v = self.ev.evaluate_with(&self.pos, acc);
         debug_assert_eq!(v, self.ev.evaluate(&self.pos), "{}", self.pos.fen());
@@ -371,7 +386,11 @@ impl<'a> Searcher<'a> {
     fn make(&mut self, m: Move, rv: Reveals, depth: i32) -> jieqi_core::position::Undo {
         let b = self.pos.board();
         let (moved, captured) = (b.piece_at(m.from), b.piece_at(m.to));
+        let pool_before = self.nnue.as_ref().map(|_| *self.pos.pool());
         let u = self.pos.play_unchecked(m, rv);
+        if let (Some(nnue), Some(pool)) = (&mut self.nnue, pool_before) {
+            nnue.push_move(m, moved, captured, pool, &self.pos);
+        }
         if let (Some(moved), Some(arrived)) = (moved, self.pos.board().piece_at(m.to)) {
             let acc = self.accs.last().expect("the root's accumulator");
             let next = self.ev.update(acc, m.from, m.to, moved, arrived, captured);
@@ -388,6 +407,9 @@ impl<'a> Searcher<'a> {
     #[inline]
     fn unmake(&mut self, u: jieqi_core::position::Undo) {
         self.accs.pop();
+        if let Some(nnue) = &mut self.nnue {
+            nnue.pop();
+        }
         self.judge.pop();
         self.pos.unplay(u);
     }

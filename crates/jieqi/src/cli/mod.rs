@@ -4,6 +4,7 @@ pub mod builtin;
 pub mod engine;
 pub mod loadtest;
 pub mod match_cmd;
+pub mod nnue;
 pub mod perft;
 pub mod play;
 pub mod record;
