@@ -511,6 +511,7 @@ export function showGame(main, id, token) {
     side.replaceChildren(...[
       playerPanel(top),
       statusLine(),
+      h('div', { class: 'game-mode', id: 'game-mode' }, h('span', { class: `badge ${st.rated ? 'rated' : 'casual'}` }, t(st.rated ? 'rated' : 'casual'))),
       notice ? h('div', { class: 'notice', id: 'notice' }, notice) : null,
       browsing !== null
         ? h('button', { type: 'button', class: 'browsing', id: 'back-to-game', onclick: () => browse(null) },
