@@ -493,7 +493,10 @@ export function showGame(main, id, token) {
           renderSide();
         },
       }, resignArmed ? t('confirmResign') : t('resign')));
-      if (st.draw_offer === them) {
+      // Before both first moves only Abort ends the game (the server refuses the rest).
+      if (st.abortable) {
+        // Abort only (above).
+      } else if (st.draw_offer === them) {
         btns.push(h('span', { class: 'offer' }, t('drawOffered')));
         btns.push(h('button', { type: 'button', id: 'accept-draw', onclick: () => send('accept_draw') }, t('acceptDraw')));
         btns.push(h('button', { type: 'button', id: 'decline-draw', onclick: () => send('decline_draw') }, t('declineDraw')));
@@ -503,7 +506,7 @@ export function showGame(main, id, token) {
         btns.push(h('button', { type: 'button', id: 'offer-draw', onclick: () => send('offer_draw') }, t('offerDraw')));
       }
       const opp = st.players[them];
-      if (opp.kind === 'human' && opp.joined && !opp.connected && opp.away_ms !== null) {
+      if (!st.abortable && opp.kind === 'human' && opp.joined && !opp.connected && opp.away_ms !== null) {
         const away = opp.away_ms + (performance.now() - presenceAt);
         if (away >= st.abandon_ms) {
           btns.push(h('button', { type: 'button', id: 'claim', onclick: () => send('claim_abandonment') }, t('claimWin')));
@@ -582,6 +585,7 @@ export function showGame(main, id, token) {
     side.replaceChildren(...[
       playerPanel(top),
       statusLine(),
+      h('div', { class: 'game-mode', id: 'game-mode' }, h('span', { class: `badge ${st.rated ? 'rated' : 'casual'}` }, t(st.rated ? 'rated' : 'casual'))),
       notice ? h('div', { class: 'notice', id: 'notice', dataset: { code: noticeCode } }, notice) : null,
       browsing !== null
         ? h('button', { type: 'button', class: 'browsing', id: 'back-to-game', onclick: () => browse(null) },

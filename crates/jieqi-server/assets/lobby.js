@@ -92,7 +92,7 @@ export function showLobby(main) {
   function gameRow(kind, g) {
     const players = h('span', { class: 'players' },
       seatLink(g.red, { class: 'red-name' }), ' – ', seatLink(g.black, { class: 'black-name' }));
-    const info = h('span', { class: 'info' }, timeText(g), ' · ', g.rated ? `${t('rated')} · ` : '', `${t('plies')} ${g.plies}`);
+    const info = h('span', { class: 'info' }, g.rated ? h('span', { class: 'badge rated' }, t('rated')) : null, timeText(g), ' · ', `${t('plies')} ${g.plies}`);
     let action;
     if (kind === 'mine') {
       const seatUrl = myGames().find((m) => m.id === g.id);

@@ -238,7 +238,7 @@ export function quickPairing() {
     return h('tr', { class: `seek-row${s.own ? ' own' : ''}`, dataset: { id: s.id, time: s.time } },
       h('td', { class: 'who' }, who, rating ? h('span', { class: 'rating' }, ` ${rating}`) : null),
       h('td', { class: 'tc' }, timeLabel(s.time, s.move_time), ' · ', t(s.category)),
-      h('td', { class: 'mode' }, s.rated ? t('rated') : t('casual')),
+      h('td', { class: 'mode' }, s.rated ? h('span', { class: 'badge rated' }, t('rated')) : t('casual')),
       h('td', { class: 'side' }, t(s.color)),
       h('td', { class: 'range' }, s.range === null ? '' : `± ${s.range}`),
       h('td', {}, action));

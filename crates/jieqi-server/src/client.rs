@@ -317,9 +317,26 @@ impl WsClient {
         addr: SocketAddr,
         headers: &[(String, String)],
     ) -> Result<WsClient, ClientError> {
+        WsClient::connect_to(addr, "/ws/lobby", headers).await
+    }
+
+    /// Connects to the game socket `ws://addr/ws` with extra request headers (an
+    /// account's session cookie: a logged-in player).
+    pub async fn connect_with(
+        addr: SocketAddr,
+        headers: &[(String, String)],
+    ) -> Result<WsClient, ClientError> {
+        WsClient::connect_to(addr, "/ws", headers).await
+    }
+
+    async fn connect_to(
+        addr: SocketAddr,
+        path: &str,
+        headers: &[(String, String)],
+    ) -> Result<WsClient, ClientError> {
         use tokio_tungstenite::tungstenite::client::IntoClientRequest;
         use tokio_tungstenite::tungstenite::http::{HeaderName, HeaderValue};
-        let mut req = format!("ws://{addr}/ws/lobby").into_client_request()?;
+        let mut req = format!("ws://{addr}{path}").into_client_request()?;
         for (k, v) in headers {
             let name = HeaderName::from_bytes(k.as_bytes())
                 .map_err(|e| ClientError::Bad(format!("header {k}: {e}")))?;

@@ -4,6 +4,7 @@
 //! everyone else uses to talk to a game's task.
 
 use std::collections::{HashMap, VecDeque};
+use std::net::IpAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -34,6 +35,7 @@ enum Cmd {
         conn: ConnId,
         token: Option<String>,
         user: Option<String>,
+        addr: Option<IpAddr>,
         outbox: Outbox,
         reply: oneshot::Sender<Result<Viewer, ProtoError>>,
     },
@@ -74,19 +76,22 @@ impl GameHandle {
         answer.await.map_err(|_| Gone)
     }
 
-    /// Joins connection `conn` of account `user` (if logged in) with a seat token (or
-    /// as a spectator); its messages go to `outbox`. As whom it joined, or why not.
+    /// Joins connection `conn` of account `user` (if logged in) from address `addr`
+    /// with a seat token (or as a spectator); its messages go to `outbox`. As whom it
+    /// joined, or why not.
     pub async fn join(
         &self,
         conn: ConnId,
         token: Option<String>,
         user: Option<String>,
+        addr: Option<IpAddr>,
         outbox: Outbox,
     ) -> Result<Result<Viewer, ProtoError>, Gone> {
         self.ask(|reply| Cmd::Join {
             conn,
             token,
             user,
+            addr,
             outbox,
             reply,
         })
@@ -212,12 +217,18 @@ impl Shell {
                 conn,
                 token,
                 user,
+                addr,
                 outbox,
                 reply,
             } => {
                 self.outboxes.insert(conn, outbox);
                 self.reply = ReplyTo::Joined(conn, reply);
-                Input::Join { conn, token, user }
+                Input::Join {
+                    conn,
+                    token,
+                    user,
+                    addr,
+                }
             }
             Cmd::ClaimInvite {
                 invite,

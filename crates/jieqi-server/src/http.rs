@@ -212,6 +212,7 @@ async fn asset(Path(path): Path<String>) -> Response {
 
 async fn upgrade(
     State(shared): State<Arc<Shared>>,
+    ConnectInfo(client): ConnectInfo<std::net::SocketAddr>,
     headers: HeaderMap,
     ws: WebSocketUpgrade,
 ) -> Response {
@@ -225,7 +226,7 @@ async fn upgrade(
         .read_buffer_size(4 * 1024)
         .write_buffer_size(0)
         .max_write_buffer_size(ws::MAX_FRAME_BYTES * 4)
-        .on_upgrade(move |socket| ws::serve_socket(socket, shared, user))
+        .on_upgrade(move |socket| ws::serve_socket(socket, shared, user, Some(client.ip())))
 }
 
 async fn health(State(shared): State<Arc<Shared>>) -> Json<serde_json::Value> {

@@ -1,6 +1,7 @@
 //! One task per WebSocket: reads client messages (with size and rate limits), answers
 //! what it can itself, and forwards the rest to the game's task.
 
+use std::net::IpAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -74,6 +75,8 @@ struct Session {
     joined: Option<(String, Viewer)>,
     /// The account of the connection's session, if logged in.
     user: Option<String>,
+    /// The peer's address (a guest spectator's chat limit).
+    addr: Option<IpAddr>,
 }
 
 /// Whether a read failed because the message was over the size limits.
@@ -84,7 +87,12 @@ pub(crate) fn is_too_big(e: &axum::Error) -> bool {
 }
 
 /// Serves one WebSocket until it closes or the server stops.
-pub async fn serve_socket(socket: WebSocket, shared: Arc<Shared>, user: Option<String>) {
+pub async fn serve_socket(
+    socket: WebSocket,
+    shared: Arc<Shared>,
+    user: Option<String>,
+    addr: Option<IpAddr>,
+) {
     shared.conn_opened();
     let conn = shared.next_conn_id();
     let opened = Instant::now();
@@ -98,6 +106,7 @@ pub async fn serve_socket(socket: WebSocket, shared: Arc<Shared>, user: Option<S
         game: None,
         joined: None,
         user,
+        addr,
     };
     let stop = Shared::stopped(shared.stop_signal());
     tokio::pin!(stop);
@@ -277,6 +286,7 @@ impl Session {
                             self.conn,
                             token.clone(),
                             self.user.clone(),
+                            self.addr,
                             self.outbox.clone(),
                         )
                         .await;

@@ -293,6 +293,8 @@ async fn a_rated_game_changes_both_ratings_once() {
     // A spectator sees the names too.
     let (_watcher, s) = join(addr, &id, None).await;
     assert_eq!(s["d"]["players"]["black"]["name"], "Bob");
+    // Before both first moves only an abort ends a game; then a resignation counts.
+    first_moves(&mut red, &mut black).await;
     black.send("resign", Value::Null, None).await.unwrap();
     let end = black.recv_until("end", WAIT).await.unwrap();
     assert_eq!(end["d"]["result"], "1-0");

@@ -614,7 +614,16 @@ fn friends_in_two_browsers() {
         "Black sees the revealed piece: {on_b}"
     );
 
-    // Black offers a draw, Red accepts.
+    // Black replies (before both first moves a game can only be aborted), then
+    // offers a draw, and Red accepts.
+    click_a_move(b, None);
+    a.wait(
+        "Black's move on Red's board",
+        "return document.querySelectorAll('#moves td.ply').length === 2;",
+        json!([]),
+        WAIT,
+    );
+    b.wait_for("#offer-draw");
     b.click("#offer-draw");
     a.wait_for("#accept-draw");
     a.click("#accept-draw");

@@ -121,11 +121,16 @@ async fn absent_player_can_be_claimed_against_and_reconnect_resumes() {
     red.send("move", json!({"uci": "e3e4"}), None)
         .await
         .unwrap();
-    move_event(&mut black, 1).await;
+    // Before both first moves the game could only be aborted: Black moves too.
+    answer(&mut black, 1, &mut red).await;
+    let s = sync(&mut red).await;
+    let m = s["d"]["legal"][0].as_str().unwrap().to_string();
+    red.send("move", json!({ "uci": m }), None).await.unwrap();
+    move_event(&mut black, 3).await;
     black.close().await;
     // Reconnecting resumes: same position, Black to move.
     let (black2, s) = join(addr, &g.id, g.invite.as_deref()).await;
-    assert_eq!(s["d"]["moves"].as_array().unwrap().len(), 1);
+    assert_eq!(s["d"]["moves"].as_array().unwrap().len(), 3);
     assert_eq!(s["d"]["turn"], "black");
     assert!(!s["d"]["legal"].as_array().unwrap().is_empty());
     black2.close().await;
@@ -157,6 +162,7 @@ async fn draw_offers_decline_accept_and_friend_rematch() {
     let (mut red, s) = join(addr, &g.id, g.invite.as_deref()).await;
     assert_eq!(s["d"]["you"], "red");
     assert_eq!(s["d"]["status"], "live");
+    first_moves(&mut red, &mut black).await;
     red.send("offer_draw", Value::Null, None).await.unwrap();
     let d = black.recv_until("draw", WAIT).await.unwrap();
     assert_eq!(d["d"]["offer"], "red");
@@ -293,7 +299,7 @@ async fn http_api_lists_joins_replays_and_refuses_bad_requests() {
         409
     );
     let (mut red, _) = join(addr, &open.id, Some(&open.token)).await;
-    let (_black, _) = join(addr, &open.id, Some(&black_token)).await;
+    let (mut black, _) = join(addr, &open.id, Some(&black_token)).await;
     red.recv_until("state", WAIT).await.unwrap();
     assert!(
         get("/api/games?list=live".into()).await.json().unwrap()["games"]
@@ -306,13 +312,14 @@ async fn http_api_lists_joins_replays_and_refuses_bad_requests() {
         .await
         .unwrap();
     move_event(&mut red, 1).await;
+    answer(&mut black, 1, &mut red).await;
     red.send("resign", Value::Null, None).await.unwrap();
     red.recv_until("end", WAIT).await.unwrap();
     let replay = get(format!("/api/games/{}/replay", open.id)).await;
     assert_eq!(replay.status, 200);
     let replay = replay.json().unwrap();
     assert_eq!(replay["commitment_ok"], true);
-    assert_eq!(replay["moves"].as_array().unwrap().len(), 1);
+    assert_eq!(replay["moves"].as_array().unwrap().len(), 2);
     assert_eq!(
         replay["moves"][0]["uci"].as_str().unwrap().len(),
         6,
@@ -339,12 +346,12 @@ async fn http_api_lists_joins_replays_and_refuses_bad_requests() {
     assert!(text.contains("[DealCommitment"), "{text}");
     assert!(text.contains(&open.commitment), "{text}");
     let rec = jieqi_core::record::read_any(&text).unwrap();
-    assert_eq!(rec.moves.len(), 1);
+    assert_eq!(rec.moves.len(), 2);
     assert_eq!(rec.result, "0-1");
     let jb = get(format!("/api/games/{}/record?format=jieqibox", open.id)).await;
     assert_eq!(jb.status, 200);
     let rec = jieqi_core::record::read_any(&String::from_utf8(jb.body).unwrap()).unwrap();
-    assert_eq!(rec.moves.len(), 1);
+    assert_eq!(rec.moves.len(), 2);
     assert_eq!(
         get(format!("/api/games/{}/record?format=doc", open.id))
             .await

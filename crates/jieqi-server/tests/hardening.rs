@@ -275,6 +275,7 @@ async fn rematch_seat_links_survive_a_restart() {
     )
     .await;
     let (mut red, mut black) = seat_both(addr, &g).await;
+    first_moves(&mut red, &mut black).await;
     red.send("resign", Value::Null, None).await.unwrap();
     black.recv_until("end", WAIT).await.unwrap();
     red.send("rematch", Value::Null, None).await.unwrap();
@@ -535,7 +536,11 @@ async fn eval_is_bounded_and_never_delays_engine_moves() {
         json!({"opponent": "engine", "level": 1, "color": "red", "time": "none"}),
     )
     .await;
-    let (mut c, _) = join(addr, &done.id, Some(&done.token)).await;
+    let (mut c, s) = join(addr, &done.id, Some(&done.token)).await;
+    // A move and the engine's reply first: before both have moved only an abort ends it.
+    let first = s["d"]["legal"][0].as_str().unwrap().to_string();
+    c.send("move", json!({ "uci": first }), None).await.unwrap();
+    move_event(&mut c, 2).await;
     c.send("resign", Value::Null, None).await.unwrap();
     c.recv_until("end", WAIT).await.unwrap();
 

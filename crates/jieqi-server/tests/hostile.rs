@@ -125,8 +125,9 @@ async fn hostile_messages_get_errors_and_change_nothing() {
     .await
     .unwrap();
     expect_error(&mut red, "stale_version").await;
+    // Before both first moves only an abort ends the game.
     red.send("accept_draw", Value::Null, None).await.unwrap();
-    expect_error(&mut red, "no_draw_offer").await;
+    expect_error(&mut red, "abort_only").await;
     red.send("decline_draw", Value::Null, None).await.unwrap();
     expect_error(&mut red, "no_draw_offer").await;
     red.send("rematch", Value::Null, None).await.unwrap();
@@ -134,7 +135,9 @@ async fn hostile_messages_get_errors_and_change_nothing() {
     red.send("claim_abandonment", Value::Null, None)
         .await
         .unwrap();
-    expect_error(&mut red, "not_abandoned").await;
+    expect_error(&mut red, "abort_only").await;
+    red.send("resign", Value::Null, None).await.unwrap();
+    expect_error(&mut red, "abort_only").await;
 
     // Flooding: past the burst the messages are refused, then the socket is closed.
     let mut f = WsClient::connect(addr).await.unwrap();

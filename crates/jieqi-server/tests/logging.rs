@@ -102,7 +102,7 @@ async fn the_log_tells_the_life_of_games_and_connections_and_no_secret() {
         .await;
     let (mut red, _) = join(addr, &g.id, Some(&g.token)).await;
     let (spectator, _) = join(addr, &g.id, None).await;
-    let (_black, _) = join(addr, &g.id, g.invite.as_deref()).await;
+    let (mut black, _) = join(addr, &g.id, g.invite.as_deref()).await;
     for viewer in ["red", "black", "spectator"] {
         log.wait_for("connection joined", &[("game", &g.id), ("viewer", viewer)])
             .await;
@@ -113,6 +113,7 @@ async fn the_log_tells_the_life_of_games_and_connections_and_no_secret() {
         .await
         .unwrap();
     move_event(&mut red, 1).await;
+    answer(&mut black, 1, &mut red).await;
     red.send("resign", Value::Null, None).await.unwrap();
     let end = red.recv_until("end", WAIT).await.unwrap();
     log.wait_for(
@@ -121,7 +122,7 @@ async fn the_log_tells_the_life_of_games_and_connections_and_no_secret() {
             ("game", &g.id),
             ("result", "0-1"),
             ("reason", "resignation"),
-            ("plies", "1"),
+            ("plies", "2"),
         ],
     )
     .await;

@@ -1,7 +1,9 @@
 //! Quick pairing in a real browser (headless Chromium through chromedriver, like
 //! `tests/browser.rs`): two browsers sign up and click the same time-control tile and
 //! both land on one new rated game with opposite colours; a guest's custom seek is
-//! accepted from the other browser's live seek list.
+//! accepted from the other browser's live seek list; and the whole path of issue 17:
+//! pair, play to the end, see the new ratings and the history, with a spectator
+//! talking in his own chat room.
 //!
 //! Needs `chromium` and `chromium-driver`.
 
@@ -232,4 +234,168 @@ fn custom_seek_is_accepted_from_the_seek_list() {
         (&json!("10+0"), &json!(60), &json!(false))
     );
     finish(s, vec![a, b]);
+}
+
+/// Types `text` into the chat box and sends it.
+fn say(b: &Browser, text: &str) {
+    b.wait_for("#chat:not(.hidden) #chat-input");
+    set_value(b, "#chat-input", text);
+    b.click("#chat-send");
+}
+
+/// The texts of the chat lines shown.
+fn chat_texts(b: &Browser) -> Vec<String> {
+    let v = b.script(
+        "return [...document.querySelectorAll('#chat-lines li.chat-line .chat-text')].map(e => e.textContent);",
+        json!([]),
+    );
+    serde_json::from_value(v).expect("texts")
+}
+
+/// Waits until a chat line with exactly `text` is shown.
+fn wait_line(b: &Browser, text: &str) {
+    b.wait(
+        "the chat line",
+        "return [...document.querySelectorAll('#chat-lines .chat-text')].some(e => e.textContent === arguments[0]);",
+        json!([text]),
+        WAIT,
+    );
+}
+
+/// Waits until the move list shows at least `n` plies.
+fn wait_plies(b: &Browser, n: usize) {
+    b.wait(
+        &format!("{n} plies in the move list"),
+        "return document.querySelectorAll('#moves td.ply').length >= arguments[0];",
+        json!([n]),
+        WAIT,
+    );
+}
+
+/// The rating shown for `category` on the profile page now open, and whether it is
+/// marked provisional (a trailing "?").
+fn shown_rating(b: &Browser, category: &str) -> (i64, bool) {
+    let text = b.script(
+        "return document.querySelector(`#ratings tr[data-category=${arguments[0]}] .rating`).textContent;",
+        json!([category]),
+    );
+    let text = text.as_str().expect("a rating");
+    let n = text.trim_end_matches('?').parse().expect("a number");
+    (n, text.ends_with('?'))
+}
+
+/// Issue 17's whole path in one go: two accounts sign up, click the same quick-pair
+/// tile, play the rated game they land on to its end (moves by both, then a
+/// resignation); a third browser watches (the page marks the game rated) and talks
+/// in the spectator chat, which the players never see; both players then find their new (provisional) ratings on their
+/// profiles and the game in their histories, linking to its replay.
+#[test]
+fn two_accounts_quick_pair_play_rate_and_a_spectator_chats() {
+    let s = setup("whole.db");
+    let a = browser(&s, "profile-a");
+    let b = browser(&s, "profile-b");
+    let c = browser(&s, "profile-c");
+    sign_up(&a, &s.base, "Alice");
+    sign_up(&b, &s.base, "Bob");
+    for who in [&a, &b] {
+        assert_eq!(shown_rating(who, "blitz"), (1500, true), "a new player");
+    }
+
+    // Both click the 3+2 tile: one rated blitz game, opposite colours.
+    let tile = "button.tile[data-time='3+2'][data-move-time='']";
+    open_lobby(&a, &s.base, true);
+    a.click(tile);
+    a.wait_for("#seek-list tr.seek-row.own[data-time='3+2']");
+    open_lobby(&b, &s.base, true);
+    b.wait_for("#seek-list tr.seek-row[data-time='3+2'] button.accept");
+    b.click(tile);
+    let (id, color_a) = landed(&a);
+    let (id_b, color_b) = landed(&b);
+    assert_eq!((id.as_str(), color_a != color_b), (id_b.as_str(), true));
+    let g = summary(&s, &id);
+    assert_eq!(
+        (&g["rated"], &g["category"]),
+        (&json!(true), &json!("blitz"))
+    );
+    let (red, black) = if color_a == "red" { (&a, &b) } else { (&b, &a) };
+
+    // The third browser watches the game and talks in the spectator room.
+    c.goto(&format!("{}/game/{id}", s.base));
+    c.wait_for(".board-box[data-status=live]");
+    c.wait_for("#chat[data-room=spectators]");
+    for who in [&a, &b, &c] {
+        who.wait_for("#game-mode .badge.rated");
+    }
+    say(&c, "nice opening, both of you");
+    wait_line(&c, "nice opening, both of you");
+
+    // Three moves each, Red first; the spectator's board follows.
+    for ply in 0..6 {
+        let mover = if ply % 2 == 0 { red } else { black };
+        wait_plies(mover, ply);
+        mover.wait_for("#status.mine");
+        click_a_move(mover, None);
+    }
+    for who in [&a, &b, &c] {
+        wait_plies(who, 6);
+    }
+
+    // A player's line reaches both players; by then the spectator's line, sent
+    // earlier through the same game, would have too had it been theirs to read.
+    say(&a, "good game so far");
+    for who in [&a, &b] {
+        wait_line(who, "good game so far");
+        assert_eq!(
+            chat_texts(who),
+            ["good game so far"],
+            "players do not read the spectator room"
+        );
+    }
+    assert_eq!(chat_texts(&c), ["nice opening, both of you"]);
+
+    // Bob resigns (arm, confirm); everyone sees the end.
+    b.wait_for("#resign");
+    b.click("#resign");
+    b.click("#resign");
+    let expected = if color_b == "red" { "0-1" } else { "1-0" };
+    for who in [&a, &b, &c] {
+        who.wait_for("#result");
+        let r = who.script(
+            "const r = document.querySelector('#result'); return [r.dataset.result, r.dataset.reason];",
+            json!([]),
+        );
+        assert_eq!(r, json!([expected, "resignation"]));
+    }
+
+    // Both profiles: a new blitz rating, still provisional, and the game in the
+    // history with its replay link.
+    for (who, name, won) in [(&a, "Alice", true), (&b, "Bob", false)] {
+        who.goto(&format!("{}/@/{name}", s.base));
+        who.wait(
+            "the game in the history",
+            "return !!document.querySelector(`#history li.game-row[data-id='${arguments[0]}'] a.replay`);",
+            json!([id]),
+            WAIT,
+        );
+        let (rating, provisional) = shown_rating(who, "blitz");
+        assert!(provisional, "{name}: one game is a provisional rating");
+        assert_eq!(rating > 1500, won, "{name}: {rating}");
+        assert_ne!(rating, 1500, "{name}'s rating changed");
+        let row = who.script(
+            "const r = document.querySelector(`#history li.game-row[data-id='${arguments[0]}']`);
+             return [r.classList.contains(arguments[1]), r.querySelector('a.replay').getAttribute('href')];",
+            json!([id, if won { "win" } else { "loss" }]),
+        );
+        assert_eq!(row, json!([true, format!("/replay/{id}")]), "{name}");
+    }
+    b.click(&format!("#history li.game-row[data-id='{id}'] a.replay"));
+    b.wait(
+        "the replay with the names",
+        "const r = document.querySelector('.red-name'), k = document.querySelector('.black-name');
+         return !!r && !!k && (r.textContent + k.textContent).includes('Alice') && (r.textContent + k.textContent).includes('Bob');",
+        json!([]),
+        WAIT,
+    );
+    b.shot("quick-pair-whole-path");
+    finish(s, vec![a, b, c]);
 }

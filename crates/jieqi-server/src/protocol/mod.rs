@@ -168,6 +168,9 @@ pub enum ErrorCode {
     Private,
     /// Too late to abort: both players have moved (or a tournament game).
     NotAbortable,
+    /// Resign, a draw or an abandonment claim before both players have moved: only
+    /// `abort` ends the game then.
+    AbortOnly,
     /// A chat line with nothing in it.
     ChatEmpty,
     /// A chat line over the length limit.

@@ -15,11 +15,14 @@ use crate::store::Write;
 use super::Now;
 
 /// Whose lines count together for the rate limit: a seat (all its tabs), a
-/// logged-in spectator (all his connections), or a guest spectator's connection.
+/// logged-in spectator (all his connections), or a guest spectator's address (all
+/// guests there, and again after a reconnection: a guest has nothing else that
+/// outlives his connection), or his connection when the address is unknown.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub(super) enum Sender {
     Seat(Color),
     User(String),
+    Addr(std::net::IpAddr),
     Conn(super::ConnId),
 }
 
@@ -122,7 +125,10 @@ impl Room {
         let sender = match (color, &user) {
             (Some(c), _) => Sender::Seat(c),
             (None, Some(u)) => Sender::User(u.clone()),
-            (None, None) => Sender::Conn(asker.conn),
+            (None, None) => match self.conn_addrs.get(&asker.conn) {
+                Some(&a) => Sender::Addr(a),
+                None => Sender::Conn(asker.conn),
+            },
         };
         let (per_window, window) = (limits.per_window, limits.window);
         if !self

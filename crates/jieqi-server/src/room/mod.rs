@@ -18,6 +18,7 @@ mod tests;
 pub use stored::{invite_url, new_game_record, replay_stored, rules_of};
 
 use std::collections::HashMap;
+use std::net::IpAddr;
 use std::time::Duration;
 
 use jieqi_core::game::Judge;
@@ -96,6 +97,9 @@ pub enum Input {
         token: Option<String>,
         /// The connection's account (a logged-in spectator's name in the chat).
         user: Option<String>,
+        /// The connection's address: a guest spectator's chat limit holds per address,
+        /// so reconnecting does not reset it.
+        addr: Option<IpAddr>,
     },
     /// A connection left.
     Leave {
@@ -327,6 +331,8 @@ pub struct Room {
     chat_recent: HashMap<chat::Sender, Recent>,
     /// The account of each connection that has one (spectators' names in the chat).
     conn_users: HashMap<ConnId, String>,
+    /// Each connection's address, where known (the chat limit of guest spectators).
+    conn_addrs: HashMap<ConnId, IpAddr>,
     pending: Option<Pending>,
     out: Vec<Effect>,
 }
@@ -421,6 +427,7 @@ impl Room {
             mutes: s.mutes,
             chat_recent: HashMap::new(),
             conn_users: HashMap::new(),
+            conn_addrs: HashMap::new(),
             pending: None,
             out: Vec::new(),
         })
@@ -525,12 +532,21 @@ impl Room {
         );
         match input {
             Input::Persisted(r) => self.persisted(r, now),
-            Input::Join { conn, token, user } => {
+            Input::Join {
+                conn,
+                token,
+                user,
+                addr,
+            } => {
+                if let Some(a) = addr {
+                    self.conn_addrs.insert(conn, a);
+                }
                 let r = self.join(conn, token, user, now);
                 self.out.push(Effect::Reply(Reply::Joined(r)));
             }
             Input::Leave { conn } => {
                 self.conn_users.remove(&conn);
+                self.conn_addrs.remove(&conn);
                 self.chat_recent.remove(&chat::Sender::Conn(conn));
                 if let Some(v) = self.conns.remove(&conn) {
                     self.after_leave(v, now);
@@ -784,7 +800,7 @@ impl Room {
                 Ok(())
             }
             ClientIn::Resign => {
-                self.require_live()?;
+                self.require_under_way()?;
                 self.finish(
                     GameEnd::Result(Outcome::Win {
                         winner: !me,
@@ -798,7 +814,7 @@ impl Room {
                 Ok(())
             }
             ClientIn::OfferDraw => {
-                self.require_live()?;
+                self.require_under_way()?;
                 match self.draw_offer {
                     Some(c) if c == !me => {
                         let agreed = Outcome::Draw {
@@ -820,7 +836,7 @@ impl Room {
                 Ok(())
             }
             ClientIn::AcceptDraw => {
-                self.require_live()?;
+                self.require_under_way()?;
                 if self.draw_offer != Some(!me) {
                     return Err(no_draw_offer());
                 }
@@ -840,7 +856,7 @@ impl Room {
             }
             ClientIn::Rematch => self.rematch(conn, me),
             ClientIn::ClaimAbandonment => {
-                self.require_live()?;
+                self.require_under_way()?;
                 let them = !me;
                 let gone = self.seats[them].engine.is_none()
                     && !self.conns.values().any(|v| *v == Viewer::Player(them))
@@ -881,6 +897,21 @@ impl Room {
             )),
             Status::Finished => Err(game_over()),
         }
+    }
+
+    /// Live, and past the abortable start: as on lichess, before both players have
+    /// moved a game can only be aborted (no result), not resigned, drawn or claimed,
+    /// so nobody's rating moves on a game that never began. A tournament game, which
+    /// cannot be aborted, may end these ways from the start.
+    fn require_under_way(&self) -> Result<(), ProtoError> {
+        self.require_live()?;
+        if self.abortable() {
+            return Err(ProtoError::new(
+                ErrorCode::AbortOnly,
+                "before both players have moved the game can only be aborted",
+            ));
+        }
+        Ok(())
     }
 
     fn engine_move(&mut self, plies: usize, mv: Option<Move>, now: Now) {

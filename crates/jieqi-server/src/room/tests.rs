@@ -95,6 +95,7 @@ fn live_game(tc: Option<TimeControl>, now: Now) -> Room {
                 conn,
                 token,
                 user: None,
+                addr: None,
             },
             now,
         );
@@ -224,9 +225,9 @@ fn bad_moves_are_refused_with_their_codes_and_change_nothing() {
         (RED, mv("zz"), ErrorCode::BadMove),
         (BLACK, mv("a9a8"), ErrorCode::NotYourTurn),
         (WATCHER, mv("a0a1"), ErrorCode::NotAPlayer),
-        (RED, ClientIn::AcceptDraw, ErrorCode::NoDrawOffer),
+        (RED, ClientIn::AcceptDraw, ErrorCode::AbortOnly),
         (RED, ClientIn::Rematch, ErrorCode::NotOver),
-        (RED, ClientIn::ClaimAbandonment, ErrorCode::NotAbandoned),
+        (RED, ClientIn::ClaimAbandonment, ErrorCode::AbortOnly),
     ] {
         let (writes, fx) = client(&mut room, conn, msg, now);
         assert!(writes.is_empty());
@@ -316,6 +317,7 @@ fn a_move_after_the_flag_fell_loses_on_time_and_is_told_so() {
 fn a_draw_is_offered_declined_offered_again_and_accepted() {
     let now = Now::real();
     let mut room = live_game(None, now);
+    play_first_moves(&mut room, now);
     let v = room.version();
     let (_, fx) = client(&mut room, RED, ClientIn::OfferDraw, now);
     let got = received(&fx, BLACK, Viewer::BLACK);
@@ -344,6 +346,7 @@ fn a_draw_is_offered_declined_offered_again_and_accepted() {
 fn resignation_ends_the_game_and_a_rematch_needs_both() {
     let now = Now::real();
     let mut room = live_game(None, now);
+    play_first_moves(&mut room, now);
     let (_, fx) = client(&mut room, RED, ClientIn::Resign, now);
     assert_eq!(
         ended(&fx),
@@ -419,6 +422,7 @@ fn a_stored_rematch_keeps_its_seat_links() {
             conn: BLACK,
             token: Some(tokens().black),
             user: None,
+            addr: None,
         },
         now,
     );
@@ -483,6 +487,7 @@ fn the_engine_is_asked_with_its_own_view_and_its_move_is_stored() {
             conn: RED,
             token: Some(tokens().red),
             user: None,
+            addr: None,
         },
         now,
     );
@@ -543,6 +548,7 @@ fn a_private_game_refuses_spectators_and_withholds_its_deal() {
             conn: 9,
             token: None,
             user: None,
+            addr: None,
         },
         now,
     );
@@ -550,6 +556,7 @@ fn a_private_game_refuses_spectators_and_withholds_its_deal() {
         fx.as_slice(),
         [Effect::Reply(Reply::Joined(Err(e)))] if e.code == ErrorCode::Private
     ));
+    play_first_moves(&mut room, now);
     let (_, fx) = client(&mut room, RED, ClientIn::Resign, now);
     let got = received(&fx, BLACK, Viewer::BLACK);
     assert!(
@@ -598,11 +605,13 @@ fn a_rated_seat_goes_to_another_account_and_the_rematch_stays_rated() {
                 conn,
                 token: Some(token),
                 user: None,
+                addr: None,
             },
             now,
         );
         settle(&mut room, fx, now);
     }
+    play_first_moves(&mut room, now);
     let (_, fx) = client(&mut room, BLACK, ClientIn::Resign, now);
     assert!(ended(&fx).is_some());
     client(&mut room, RED, ClientIn::Rematch, now);
@@ -756,6 +765,104 @@ fn either_player_may_abort_before_both_have_moved_and_nobody_after() {
 }
 
 #[test]
+fn before_both_first_moves_only_an_abort_ends_the_game() {
+    let now = Now::real();
+    let mut room = live_game(None, now);
+    let refused = |room: &mut Room| {
+        for conn in [RED, BLACK] {
+            for msg in [
+                ClientIn::Resign,
+                ClientIn::OfferDraw,
+                ClientIn::AcceptDraw,
+                ClientIn::ClaimAbandonment,
+            ] {
+                let what = format!("{msg:?}");
+                let (writes, fx) = client(room, conn, msg, now);
+                assert!(writes.is_empty(), "{what}: {writes:?}");
+                assert_eq!(error_code(&fx, conn), Some(ErrorCode::AbortOnly), "{what}");
+                assert_eq!(fx.len(), 1, "only the sender hears: {fx:?}");
+            }
+        }
+        assert_eq!(room.status(), Status::Live);
+        assert!(room.abortable());
+    };
+    refused(&mut room);
+    // After Red's first move Black's is still awaited: still only an abort.
+    let m = a_legal_move(&room);
+    client(&mut room, RED, mv(&m), now);
+    refused(&mut room);
+    // Once both have moved, a resignation is a result.
+    let m = a_legal_move(&room);
+    client(&mut room, BLACK, mv(&m), now);
+    let (_, fx) = client(&mut room, RED, ClientIn::OfferDraw, now);
+    assert_eq!(error_code(&fx, RED), None);
+    let (_, fx) = client(&mut room, BLACK, ClientIn::Resign, now);
+    assert_eq!(
+        ended(&fx),
+        Some(Outcome::Win {
+            winner: Color::Red,
+            reason: Reason::Resignation
+        })
+    );
+    // A tournament game cannot be aborted, so it may be resigned from the start.
+    let mut room = live_game(None, now);
+    room.set_tournament(true);
+    let (_, fx) = client(&mut room, RED, ClientIn::Resign, now);
+    assert_eq!(
+        ended(&fx),
+        Some(Outcome::Win {
+            winner: Color::Black,
+            reason: Reason::Resignation
+        })
+    );
+}
+
+#[test]
+fn a_guest_spectators_chat_limit_outlives_his_connection() {
+    let now = Now::real();
+    let mut room = live_game(None, now);
+    let here: IpAddr = [203, 0, 113, 7].into();
+    let join = |room: &mut Room, conn: ConnId, addr: IpAddr| {
+        let fx = room.handle(
+            Input::Join {
+                conn,
+                token: None,
+                user: None,
+                addr: Some(addr),
+            },
+            now,
+        );
+        settle(room, fx, now);
+    };
+    join(&mut room, 10, here);
+    let per_window = crate::chat::ChatLimits::default().per_window;
+    for i in 0..per_window {
+        let (_, fx) = client(
+            &mut room,
+            10,
+            chat(ChatRoom::Spectators, &format!("{i}")),
+            now,
+        );
+        assert_eq!(error_code(&fx, 10), None);
+    }
+    let (_, fx) = client(&mut room, 10, chat(ChatRoom::Spectators, "more"), now);
+    assert_eq!(error_code(&fx, 10), Some(ErrorCode::RateLimited));
+    // Reconnecting (a new connection from the same address) does not reset it.
+    room.handle(Input::Leave { conn: 10 }, now);
+    join(&mut room, 11, here);
+    let (writes, fx) = client(&mut room, 11, chat(ChatRoom::Spectators, "again"), now);
+    assert!(writes.is_empty());
+    assert_eq!(error_code(&fx, 11), Some(ErrorCode::RateLimited));
+    // A guest elsewhere talks; the first may again after the window.
+    join(&mut room, 12, [198, 51, 100, 1].into());
+    let (_, fx) = client(&mut room, 12, chat(ChatRoom::Spectators, "hi"), now);
+    assert_eq!(error_code(&fx, 12), None);
+    let later = now.after(crate::chat::ChatLimits::default().window);
+    let (_, fx) = client(&mut room, 11, chat(ChatRoom::Spectators, "now"), later);
+    assert_eq!(error_code(&fx, 11), None);
+}
+
+#[test]
 fn a_waiting_game_may_be_aborted_by_its_creator() {
     let now = Now::real();
     let mut room = Room::from_stored(
@@ -770,6 +877,7 @@ fn a_waiting_game_may_be_aborted_by_its_creator() {
             conn: RED,
             token: Some(tokens().red),
             user: None,
+            addr: None,
         },
         now,
     );
@@ -836,6 +944,7 @@ fn the_first_move_window_of_an_untimed_game_and_of_the_engine() {
             conn: BLACK,
             token: Some(tokens().black),
             user: None,
+            addr: None,
         },
         now,
     );
@@ -968,6 +1077,7 @@ fn chat_goes_to_its_own_room_only() {
     assert_eq!(watcher.lines.len(), 1);
     assert_eq!(watcher.lines[0].color, None);
     // The chat stays open after the end.
+    play_first_moves(&mut room, now);
     client(&mut room, RED, ClientIn::Resign, now);
     let (_, fx) = client(&mut room, BLACK, chat(ChatRoom::Players, "gg"), now);
     assert_eq!(chat_texts(&fx, RED, Viewer::RED), ["gg"]);
@@ -1036,6 +1146,7 @@ fn chat_lines_are_cleaned_and_limited_in_length_and_rate() {
             conn: WATCHER,
             token: None,
             user: Some("Kibitzer".into()),
+            addr: None,
         },
         now,
     );
@@ -1123,6 +1234,7 @@ fn an_engine_game_has_no_player_chat_and_stored_chat_comes_back() {
             conn: RED,
             token: Some(tokens().red),
             user: None,
+            addr: None,
         },
         now,
     );

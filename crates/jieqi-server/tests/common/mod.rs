@@ -145,6 +145,18 @@ pub async fn move_event(c: &mut WsClient, n: u64) -> Value {
     }
 }
 
+/// `mover` answers ply `n`: once he has seen it, he plays his first legal move, and
+/// `other` sees it (ply `n + 1`).
+pub async fn answer(mover: &mut WsClient, n: u64, other: &mut WsClient) {
+    let ev = move_event(mover, n).await;
+    let m = ev["d"]["legal"][0]
+        .as_str()
+        .expect("the mover's legal moves")
+        .to_string();
+    mover.send("move", json!({ "uci": m }), None).await.unwrap();
+    move_event(other, n + 1).await;
+}
+
 /// Both first moves of a live game (no clock runs before them, docs/server.md, "Game
 /// start"): Red plays his first legal move, then Black; returns when both have seen
 /// Black's. The clocks run from then on, Red's first.

@@ -1,6 +1,12 @@
 //! `jieqi loadtest`: many concurrent games over WebSockets on loopback; reports moves
 //! per second, move round-trip latency percentiles and memory per game.
 //!
+//! With `--accounts N` the players are logged in: N accounts are signed up first,
+//! every game is rated (created by one account, its seat claimed by another; accounts
+//! play several games at once), the sockets carry the session cookies, and at the end
+//! Red resigns every game both players have moved in, so that each end updates two
+//! ratings: the path of a logged-in player from sign-up to rating.
+//!
 //! Without `--addr` it starts `jieqi serve` itself (this same binary, a fresh
 //! database in a temporary directory) as a child process, so the server's memory can
 //! be measured apart from the load generator's.
@@ -13,7 +19,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context as _, anyhow, bail};
 use clap::Args;
-use jieqi_server::client::{WsClient, claim_seat, http};
+use jieqi_server::client::{Account, WsClient, claim_seat, http};
 use serde::Deserialize;
 use serde::de::IgnoredAny;
 use serde_json::json;
@@ -37,6 +43,12 @@ pub struct LoadtestArgs {
     /// Commit durability of the started server (`full` or `normal`).
     #[arg(long, default_value = "full")]
     pub sync: String,
+    /// Logged-in players: sign up this many accounts first and play rated games as
+    /// them, resigned at the end so that the ratings are updated (0: guests, casual
+    /// games that are left unfinished). An external `--addr` server must allow the
+    /// sign-ups (`jieqi serve --signups-per-address-hour`).
+    #[arg(long, default_value_t = 0)]
+    pub accounts: usize,
 }
 
 struct ServerChild {
@@ -52,7 +64,7 @@ impl Drop for ServerChild {
     }
 }
 
-fn spawn_server(sync: &str, games: usize) -> anyhow::Result<ServerChild> {
+fn spawn_server(sync: &str, games: usize, accounts: usize) -> anyhow::Result<ServerChild> {
     let dir = tempfile::tempdir()?;
     let exe = std::env::current_exe()?;
     // Every player connects from this one address: lift the per-address cap.
@@ -62,6 +74,7 @@ fn spawn_server(sync: &str, games: usize) -> anyhow::Result<ServerChild> {
     let mut child = Command::new(exe)
         .args(["serve", "--addr", "127.0.0.1:0", "--sync", sync])
         .args(["--first-move-secs", "3600"])
+        .args(["--signups-per-address-hour", &(accounts + 16).to_string()])
         .args(["--max-connections-per-address", &per_address, "--db"])
         .arg(dir.path().join("loadtest.db"))
         .env("RUST_LOG", "warn")
@@ -136,26 +149,107 @@ struct Stats {
     rtts_us: Vec<u32>,
     errors: u64,
     ended: u64,
+    /// Games this player resigned at the end (`--accounts`), and the round trip from
+    /// `resign` to its `end`, which waits for the result and both ratings to be stored.
+    resigned: u64,
+    resign_rtts_us: Vec<u32>,
+    /// When the first resignation was sent and the last `end` came back.
+    resign_span: Option<(Instant, Instant)>,
 }
 
-async fn create_game(addr: SocketAddr) -> anyhow::Result<(String, String, String)> {
-    let body = json!({"opponent": "friend", "color": "red", "time": "60+5"}).to_string();
-    let r = http(addr, "POST", "/api/games", Some(&body)).await?;
+/// One seat of a game: its token, the session cookie of its account if logged in,
+/// and whether it resigns when the time is up (Red of a rated game).
+struct Seat {
+    token: String,
+    cookie: Option<String>,
+    resign_at_end: bool,
+}
+
+/// Creates a friend game (rated between two accounts if given) and claims its second
+/// seat; returns the id and the Red and Black seats.
+async fn create_game(
+    addr: SocketAddr,
+    accounts: Option<(Account, Account)>,
+) -> anyhow::Result<(String, Seat, Seat)> {
+    let rated = accounts.is_some();
+    let body =
+        json!({"opponent": "friend", "color": "red", "time": "60+5", "rated": rated}).to_string();
+    let r = match &accounts {
+        Some((a, _)) => a.http(addr, "POST", "/api/games", Some(&body)).await?,
+        None => http(addr, "POST", "/api/games", Some(&body)).await?,
+    };
     if r.status != 201 {
-        bail!("create: HTTP {}", r.status);
+        bail!(
+            "create: HTTP {} {}",
+            r.status,
+            String::from_utf8_lossy(&r.body)
+        );
     }
     let v = r.json()?;
     let id = v["id"].as_str().unwrap_or_default().to_string();
-    let r = claim_seat(addr, &id, v["invite_token"].as_str()).await?;
+    let invite = v["invite_token"].as_str();
+    let r = match &accounts {
+        Some((_, b)) => {
+            let body = invite.map(|t| json!({ "invite": t }).to_string());
+            b.http(
+                addr,
+                "POST",
+                &format!("/api/games/{id}/join"),
+                body.as_deref(),
+            )
+            .await?
+        }
+        None => claim_seat(addr, &id, invite).await?,
+    };
     if r.status != 200 {
-        bail!("join: HTTP {}", r.status);
+        bail!(
+            "join: HTTP {} {}",
+            r.status,
+            String::from_utf8_lossy(&r.body)
+        );
     }
     let friend = r.json()?["token"].as_str().unwrap_or_default().to_string();
+    let (red_cookie, black_cookie) = match accounts {
+        Some((a, b)) => (Some(a.cookie), Some(b.cookie)),
+        None => (None, None),
+    };
     Ok((
         id,
-        v["token"].as_str().unwrap_or_default().to_string(),
-        friend,
+        Seat {
+            token: v["token"].as_str().unwrap_or_default().to_string(),
+            cookie: red_cookie,
+            resign_at_end: rated,
+        },
+        Seat {
+            token: friend,
+            cookie: black_cookie,
+            resign_at_end: false,
+        },
     ))
+}
+
+/// Signs up `n` accounts (a few at a time: the server hashes two passwords at once);
+/// returns them and the seconds it took.
+async fn sign_up_accounts(addr: SocketAddr, n: usize) -> anyhow::Result<(Vec<Account>, f64)> {
+    let t0 = Instant::now();
+    let run = Rng::new().0 & 0xff_ffff;
+    let sem = Arc::new(Semaphore::new(4));
+    let mut tasks = Vec::new();
+    for i in 0..n {
+        let sem = Arc::clone(&sem);
+        tasks.push(tokio::spawn(async move {
+            let _p = sem.acquire().await?;
+            let name = format!("lt{run:06x}n{i}");
+            Account::sign_up(addr, &name, "load test password")
+                .await
+                .with_context(|| format!("signing up {name}"))
+        }));
+    }
+    let mut accounts = Vec::new();
+    for t in tasks {
+        accounts.push(t.await??);
+    }
+    Ok((accounts, t0.elapsed().as_secs_f64()))
 }
 
 /// What a load-test player reads of a server message: only the type, the ply number,
@@ -235,18 +329,29 @@ fn read_message(text: &str, pending: Option<u64>, rng: &mut Rng) -> anyhow::Resu
     })
 }
 
+/// One player's socket: joins, waits for the start, plays random legal moves until
+/// the deadline; a seat that resigns at the end then resigns if both have moved and
+/// waits for the end.
 async fn player(
     addr: SocketAddr,
     game: String,
-    token: String,
+    seat: Seat,
     connect: Arc<Semaphore>,
     ready: mpsc::Sender<()>,
     mut go: watch::Receiver<Option<Instant>>,
     think_ms: u64,
 ) -> anyhow::Result<Stats> {
+    let Seat {
+        token,
+        cookie,
+        resign_at_end,
+    } = seat;
     let mut ws = {
         let _permit = connect.acquire().await?;
-        let mut ws = WsClient::connect(addr).await?;
+        let mut ws = match cookie {
+            Some(c) => WsClient::connect_with(addr, &[("Cookie".to_string(), c)]).await?,
+            None => WsClient::connect(addr).await?,
+        };
         ws.keep_log = false;
         ws.send("join", json!({"game": game, "token": token}), None)
             .await?;
@@ -269,6 +374,8 @@ async fn player(
     let mut stats = Stats::default();
     let mut pending: Option<(u64, Instant)> = None;
     let mut text = first;
+    let mut seen_plies = 0;
+    let mut over = false;
     loop {
         match read_message(text.as_str(), pending.map(|p| p.0), &mut rng)? {
             Next::Play {
@@ -276,6 +383,7 @@ async fn player(
                 acked,
                 choice,
             } => {
+                seen_plies = seen_plies.max(plies);
                 if acked && let Some((_, at)) = pending.take() {
                     stats
                         .rtts_us
@@ -298,6 +406,7 @@ async fn player(
             }
             Next::End => {
                 stats.ended += 1;
+                over = true;
                 break;
             }
             Next::Error => {
@@ -314,6 +423,28 @@ async fn player(
             Ok(m) => m,
             Err(_) => break,
         };
+    }
+    // Only after both first moves is a resignation a result (before, only an abort).
+    if resign_at_end && !over && seen_plies >= 2 {
+        let sent = Instant::now();
+        ws.send("resign", serde_json::Value::Null, None).await?;
+        loop {
+            let text = ws.recv_text(Duration::from_secs(60)).await?;
+            match read_message(text.as_str(), None, &mut rng)? {
+                Next::End => break,
+                Next::Error => {
+                    stats.errors += 1;
+                    break;
+                }
+                _ => {}
+            }
+        }
+        let done = Instant::now();
+        stats.resigned += 1;
+        stats
+            .resign_rtts_us
+            .push((done - sent).as_micros().min(u128::from(u32::MAX)) as u32);
+        stats.resign_span = Some((sent, done));
     }
     ws.close().await;
     Ok(stats)
@@ -338,10 +469,13 @@ pub struct Report {
     pub moves: u64,
     /// `error` replies received.
     pub errors: u64,
+    /// Games resigned at the end (`--accounts`).
+    pub resigned: u64,
 }
 
 /// Runs the load test.
 pub fn run(args: LoadtestArgs) -> anyhow::Result<()> {
+    let accounts = args.accounts;
     let r = measure(args)?;
     if r.moves == 0 {
         bail!(
@@ -351,6 +485,9 @@ pub fn run(args: LoadtestArgs) -> anyhow::Result<()> {
             r.errors
         );
     }
+    if accounts > 0 && r.resigned == 0 {
+        bail!("no rated game was finished ({} errors)", r.errors);
+    }
     Ok(())
 }
 
@@ -359,9 +496,12 @@ pub fn measure(args: LoadtestArgs) -> anyhow::Result<Report> {
     if args.games == 0 {
         bail!("--games must be at least 1");
     }
+    if args.accounts == 1 {
+        bail!("--accounts: a rated game needs two different accounts");
+    }
     let server = match args.addr {
         Some(_) => None,
-        None => Some(spawn_server(&args.sync, args.games)?),
+        None => Some(spawn_server(&args.sync, args.games, args.accounts)?),
     };
     let addr = args
         .addr
@@ -374,15 +514,38 @@ pub fn measure(args: LoadtestArgs) -> anyhow::Result<Report> {
         .build()?;
     let report = rt.block_on(async move {
         let rss0 = rss();
-        println!("server {addr}; creating {} games", args.games);
+        let accounts = if args.accounts > 0 {
+            println!("server {addr}; signing up {} accounts", args.accounts);
+            let (accounts, secs) = sign_up_accounts(addr, args.accounts).await?;
+            println!(
+                "signed up {} accounts in {secs:.1} s = {:.1} ms each (argon2id)",
+                accounts.len(),
+                secs * 1000.0 / accounts.len() as f64
+            );
+            accounts
+        } else {
+            Vec::new()
+        };
+        println!(
+            "server {addr}; creating {} {} games",
+            args.games,
+            if accounts.is_empty() { "casual guest" } else { "rated" }
+        );
         let t0 = Instant::now();
         let sem = Arc::new(Semaphore::new(64));
         let mut creators = Vec::new();
-        for _ in 0..args.games {
+        for i in 0..args.games {
             let sem = Arc::clone(&sem);
+            // Game i: accounts 2i and 2i + 1 (mod their number), never one twice.
+            let pair = (!accounts.is_empty()).then(|| {
+                let n = accounts.len();
+                let a = (2 * i) % n;
+                let b = (a + 1 + (i / n) % (n - 1)) % n;
+                (accounts[a].clone(), accounts[b].clone())
+            });
             creators.push(tokio::spawn(async move {
                 let _p = sem.acquire().await?;
-                create_game(addr).await
+                create_game(addr, pair).await
             }));
         }
         let mut games = Vec::new();
@@ -397,12 +560,13 @@ pub fn measure(args: LoadtestArgs) -> anyhow::Result<Report> {
         let (go_tx, go_rx) = watch::channel(None);
         let connect = Arc::new(Semaphore::new(200));
         let mut players = Vec::new();
+        let logged_in = !accounts.is_empty();
         for (id, red, black) in games {
-            for token in [red, black] {
+            for seat in [red, black] {
                 players.push(tokio::spawn(player(
                     addr,
                     id.clone(),
-                    token,
+                    seat,
                     Arc::clone(&connect),
                     ready_tx.clone(),
                     go_rx.clone(),
@@ -437,6 +601,14 @@ pub fn measure(args: LoadtestArgs) -> anyhow::Result<Report> {
                     all.errors += s.errors;
                     all.ended += s.ended;
                     all.rtts_us.extend(s.rtts_us);
+                    all.resigned += s.resigned;
+                    all.resign_rtts_us.extend(s.resign_rtts_us);
+                    if let Some((a, b)) = s.resign_span {
+                        all.resign_span = Some(match all.resign_span {
+                            Some((x, y)) => (x.min(a), y.max(b)),
+                            None => (a, b),
+                        });
+                    }
                 }
                 Ok(Err(e)) => {
                     failures += 1;
@@ -469,6 +641,22 @@ pub fn measure(args: LoadtestArgs) -> anyhow::Result<Report> {
             percentile(r, 1.0)
         );
         println!("errors {}  games ended {}", all.errors, all.ended / 2);
+        if logged_in {
+            all.resign_rtts_us.sort_unstable();
+            let r = &all.resign_rtts_us;
+            let span = all
+                .resign_span
+                .map_or(0.0, |(a, b)| (b - a).as_secs_f64());
+            println!(
+                "rated games resigned {} in {span:.1} s = {:.0} games/s; resign to end ms: p50 {:.2}  p90 {:.2}  p99 {:.2}  max {:.2}",
+                all.resigned,
+                all.resigned as f64 / span.max(1e-9),
+                percentile(r, 0.5),
+                percentile(r, 0.9),
+                percentile(r, 0.99),
+                percentile(r, 1.0)
+            );
+        }
         if let (Some(a), Some(b)) = (load0, load_average()) {
             println!("machine load average (1, 5, 15 min): {a} at the start of play, {b} at the end");
         }
@@ -503,6 +691,7 @@ pub fn measure(args: LoadtestArgs) -> anyhow::Result<Report> {
             failures,
             moves: all.moves,
             errors: all.errors,
+            resigned: all.resigned,
         })
     })?;
     drop(server);
@@ -591,11 +780,44 @@ mod tests {
             duration: 2,
             think_ms: 50,
             sync: "normal".into(),
+            accounts: 0,
         })
         .unwrap();
         rt.block_on(server.shutdown());
         assert_eq!((report.joined, report.failures), (8, 0), "{report:?}");
         assert_eq!(report.errors, 0, "an illegal or refused move: {report:?}");
         assert!(report.moves >= 8, "{report:?}");
+    }
+
+    /// With `--accounts`: logged-in players play rated games and resign them at the
+    /// end; the ratings are then on their profiles.
+    #[test]
+    fn a_short_run_with_accounts_rates_its_games() {
+        let rt = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let config = jieqi_server::Config {
+            addr: SocketAddr::from(([127, 0, 0, 1], 0)),
+            db: dir.path().join("loadtest.db"),
+            sync: jieqi_server::store::SyncMode::Normal,
+            ..jieqi_server::Config::default()
+        };
+        let server = rt.block_on(jieqi_server::Server::start(config)).unwrap();
+        let report = measure(LoadtestArgs {
+            games: 3,
+            addr: Some(server.addr),
+            duration: 2,
+            think_ms: 50,
+            sync: "normal".into(),
+            accounts: 3,
+        })
+        .unwrap();
+        rt.block_on(server.shutdown());
+        assert_eq!((report.joined, report.failures), (6, 0), "{report:?}");
+        assert_eq!(report.errors, 0, "{report:?}");
+        assert_eq!(report.resigned, 3, "every game ends rated: {report:?}");
     }
 }

@@ -52,6 +52,10 @@ pub struct ServeArgs {
     /// tournament game: lost).
     #[arg(long, env = "JIEQI_FIRST_MOVE_SECS", default_value_t = Limits::default().game_start_and_chat.first_move.as_secs())]
     pub first_move_secs: u64,
+    /// Accounts one client address may create per hour (raise it behind a reverse
+    /// proxy, or for `jieqi loadtest --accounts`).
+    #[arg(long, env = "JIEQI_SIGNUPS_PER_ADDRESS_HOUR", default_value_t = Limits::default().signups_per_address_hour)]
+    pub signups_per_address_hour: usize,
 }
 
 fn parse_engine(s: &str) -> Result<EngineKind, String> {
@@ -81,6 +85,7 @@ impl ServeArgs {
         let secs = |s: u64| Duration::from_secs(s.max(1));
         Limits {
             max_connections_per_address: self.max_connections_per_address.max(1),
+            signups_per_address_hour: self.signups_per_address_hour,
             header_read_timeout: secs(self.header_timeout_secs),
             idle_timeout: secs(self.idle_timeout_secs),
             ws_ping_interval: secs(self.ws_ping_secs),
