@@ -91,10 +91,15 @@ impl BenchResult {
 pub const START_DEPTH: u32 = 2;
 
 /// Runs the bench at `depth` (default [`DEFAULT_DEPTH`]; the start position at most
-/// [`START_DEPTH`]) on one thread with a fresh 16 MiB table per position, reporting a
-/// line per position to `out`.
+/// [`START_DEPTH`]) on one thread with a fresh 16 MiB table per position, with the
+/// default options (the embedded NNUE net when the build has one), reporting a line
+/// per position to `out`.
 pub fn run(depth: Option<u32>, out: &mut dyn FnMut(&str)) -> BenchResult {
-    run_with(depth, Features::default(), out)
+    let network = Options::default()
+        .use_nnue
+        .then(Network::embedded)
+        .flatten();
+    run_with_network(depth, Features::default(), network, out)
 }
 
 /// As [`run`], with some search features turned off (for testing them).

@@ -39,9 +39,9 @@ pub struct Options {
     /// The rules searched under (RULES.md §5: the chase rule, the capture-free count,
     /// the perpetual limit); the game's history is judged by them too.
     pub rules: RuleSet,
-    /// Evaluate with the NNUE net ([`Engine::set_network`]) instead of the hand-written
-    /// evaluation (default off until a net wins its SPRT; without a net the hand-written
-    /// evaluation is used).
+    /// Evaluate with the NNUE net ([`Engine::set_network`]; the embedded net 1 won its
+    /// SPRT against the hand-written evaluation, so on by default) instead of the
+    /// hand-written evaluation (without a net the hand-written evaluation is used).
     pub use_nnue: bool,
 }
 
@@ -57,7 +57,7 @@ impl Default for Options {
             elo: 2800,
             features: Features::default(),
             rules: RuleSet::STANDARD,
-            use_nnue: false,
+            use_nnue: true,
         }
     }
 }
@@ -596,6 +596,24 @@ mod tests {
         engine
             .search(&pos, &Limits::depth(4), &judge)
             .expect("a legal move");
+    }
+
+    #[test]
+    fn the_default_engine_evaluates_with_the_embedded_net() {
+        let pos = Position::from_fen(crate::bench::MIDDLEGAMES[0]).expect("a legal position");
+        let net = crate::nnue::Network::embedded().expect("a net is embedded");
+        assert_eq!(
+            Engine::new(Options::default()).evaluate(&pos),
+            net.evaluate(&pos)
+        );
+        let hand = Options {
+            use_nnue: false,
+            ..Options::default()
+        };
+        assert_eq!(
+            Engine::new(hand).evaluate(&pos),
+            crate::eval::evaluate(&Params::default(), &pos)
+        );
     }
 
     #[test]

@@ -196,7 +196,7 @@ impl State {
             "option name Ponder type check default false",
             "option name Clear Hash type button",
             "option name EvalFile type string default <builtin>",
-            "option name Use NNUE type check default false",
+            "option name Use NNUE type check default true",
         ] {
             self.say(o);
         }

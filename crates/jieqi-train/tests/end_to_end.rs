@@ -95,7 +95,8 @@ fn generate_train_load_and_evaluate() {
     // The UCI loop loads it and evaluates with it.
     let fen = "3pk1xxC/na2rR3/4pr3/8n/bA1cP1p1p/N5P2/9/P1P1P1N1C/2A1B3R/4KX3 w B1a1b1 - 7 21";
     let input = format!(
-        "position fen {fen}\neval\nsetoption name Use NNUE value true\neval\n\
+        "position fen {fen}\nsetoption name Use NNUE value false\neval\n\
+         setoption name Use NNUE value true\neval\n\
          setoption name EvalFile value {}\neval\ngo depth 3\nquit\n",
         net_path.display()
     );
