@@ -13,26 +13,9 @@ use serde_json::json;
 mod webdriver;
 use webdriver::*;
 
-fn set_value(b: &Browser, css: &str, value: &str) {
-    b.script(
-        "const e = document.querySelector(arguments[0]); e.value = arguments[1];",
-        json!([css, value]),
-    );
-}
-
-/// Signs up on the login page; ends on the new player's profile page.
-fn sign_up(b: &Browser, base: &str, name: &str) {
-    b.goto(&format!("{base}/login?signup=1"));
-    b.wait_for("#account-submit");
-    set_value(b, "#user-name", name);
-    set_value(b, "#password", "a long enough password");
-    b.click("#account-submit");
-    b.wait(
-        "the new player's profile",
-        "const h = document.querySelector('#profile-name'); return !!h && h.textContent === arguments[0];",
-        json!([name]),
-        WAIT,
-    );
+/// Signs up (the shared helper) and checks that the header names the new player.
+fn sign_up_and_check_header(b: &Browser, base: &str, name: &str) {
+    sign_up(b, base, name);
     assert_eq!(
         b.script(
             "return document.querySelector('#nav-me').textContent;",
@@ -85,8 +68,8 @@ fn two_players_sign_up_play_rated_and_see_their_ratings() {
     let a = new_session(&driver, &chromium, &dir.path().join("profile-a"));
     let b = new_session(&driver, &chromium, &dir.path().join("profile-b"));
 
-    sign_up(&a, &base, "Alice");
-    sign_up(&b, &base, "Bob");
+    sign_up_and_check_header(&a, &base, "Alice");
+    sign_up_and_check_header(&b, &base, "Bob");
     assert_eq!(shown_rating(&a, "blitz"), (1500, true), "a new player");
 
     // Alice creates a rated 3+2 (blitz) friend game as Red.

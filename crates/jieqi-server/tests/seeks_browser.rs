@@ -16,28 +16,6 @@ use serde_json::{Value, json};
 mod webdriver;
 use webdriver::*;
 
-fn set_value(b: &Browser, css: &str, value: &str) {
-    b.script(
-        "const e = document.querySelector(arguments[0]); e.value = arguments[1];",
-        json!([css, value]),
-    );
-}
-
-/// Signs up on the login page; ends on the new player's profile page.
-fn sign_up(b: &Browser, base: &str, name: &str) {
-    b.goto(&format!("{base}/login?signup=1"));
-    b.wait_for("#account-submit");
-    set_value(b, "#user-name", name);
-    set_value(b, "#password", "a long enough password");
-    b.click("#account-submit");
-    b.wait(
-        "the new player's profile",
-        "const h = document.querySelector('#profile-name'); return !!h && h.textContent === arguments[0];",
-        json!([name]),
-        WAIT,
-    );
-}
-
 /// Opens the lobby and waits until its lobby socket has brought the seek list (and,
 /// for a logged-in player, until the page knows who he is).
 fn open_lobby(b: &Browser, base: &str, logged_in: bool) {

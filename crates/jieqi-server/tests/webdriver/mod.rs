@@ -426,3 +426,26 @@ pub fn click_a_move(b: &Browser, prefer: Option<(&str, &str)>) -> (String, Strin
     }
     b.fail("no piece of ours has a legal move")
 }
+
+/// Sets the value of the element `css` (no events fired).
+pub fn set_value(b: &Browser, css: &str, value: &str) {
+    b.script(
+        "const e = document.querySelector(arguments[0]); e.value = arguments[1];",
+        json!([css, value]),
+    );
+}
+
+/// Signs up on the login page; ends on the new player's profile page.
+pub fn sign_up(b: &Browser, base: &str, name: &str) {
+    b.goto(&format!("{base}/login?signup=1"));
+    b.wait_for("#account-submit");
+    set_value(b, "#user-name", name);
+    set_value(b, "#password", "a long enough password");
+    b.click("#account-submit");
+    b.wait(
+        "the new player's profile",
+        "const h = document.querySelector('#profile-name'); return !!h && h.textContent === arguments[0];",
+        json!([name]),
+        WAIT,
+    );
+}
