@@ -42,6 +42,8 @@ pub struct Dataset {
     start: Vec<u32>,
     /// How many inputs each position has per perspective.
     len: Vec<u8>,
+    /// How many pieces each position has on the board (kings included).
+    pieces: Vec<u8>,
     /// Search scores, centipawns for the side to move.
     scores: Vec<f32>,
     /// The hand-written evaluation of each position (centipawns, side to move), to
@@ -67,6 +69,12 @@ impl Dataset {
     pub fn inputs(&self, i: usize) -> (&[u16], &[u16]) {
         let (s, n) = (self.start[i] as usize, usize::from(self.len[i]));
         (&self.inputs[s..s + n], &self.inputs[s + n..s + 2 * n])
+    }
+
+    /// The output bucket of position `i` in a net of `buckets` buckets.
+    #[inline]
+    pub fn bucket(&self, i: usize, buckets: usize) -> usize {
+        jieqi_engine::nnue::bucket(usize::from(self.pieces[i]), buckets)
     }
 
     /// The search score of position `i` (centipawns, side to move).
@@ -106,6 +114,11 @@ impl Dataset {
         features::active(pos, !pos.turn(), &mut self.inputs);
         self.start.push(start as u32);
         self.len.push(n as u8);
+        let pieces = self.inputs[start..start + n]
+            .iter()
+            .filter(|&&f| usize::from(f) < features::POOL)
+            .count();
+        self.pieces.push(pieces as u8);
         self.scores.push(f32::from(r.score));
         self.hand_written
             .push(jieqi_engine::eval::evaluate(&Params::default(), pos) as f32);

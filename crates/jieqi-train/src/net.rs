@@ -1,5 +1,7 @@
 //! The network in floating point: forward and backward passes over sparse inputs,
-//! Adam, and the export to the engine's int16 format.
+//! Adam, and the export to the engine's int16 format. The output layer has one set of
+//! weights per output bucket (chosen by the number of pieces on the board,
+//! [`jieqi_engine::nnue::bucket`]); only the position's bucket is used and trained.
 
 use jieqi_engine::nnue::{INPUTS, Network, NetworkError, Parts};
 
@@ -15,13 +17,16 @@ pub const CLIP_INPUT: f32 = 1.98;
 /// Output weights are kept within ±this, so that they quantise into −127…127.
 pub const CLIP_OUTPUT: f32 = 127.0 / QB as f32;
 
-/// The float network: `INPUTS → 2 × hidden → 1`, SCReLU.
+/// The float network: `INPUTS → 2 × hidden → 1` (one output per bucket), SCReLU.
 #[derive(Clone, Debug, PartialEq)]
 pub struct FloatNet {
     /// Hidden units per perspective.
     pub hidden: usize,
+    /// Output buckets.
+    pub buckets: usize,
     /// All parameters in one vector: input weights (`INPUTS × hidden`, one row per
-    /// input), hidden biases (`hidden`), output weights (`2 × hidden`), output bias.
+    /// input), hidden biases (`hidden`), output weights (`2 × hidden` per bucket),
+    /// output biases (one per bucket).
     pub w: Vec<f32>,
 }
 
@@ -29,6 +34,7 @@ pub struct FloatNet {
 #[derive(Clone, Copy, Debug)]
 struct Layout {
     h: usize,
+    buckets: usize,
     bias: usize,
     out: usize,
     out_bias: usize,
@@ -36,17 +42,23 @@ struct Layout {
 }
 
 impl Layout {
-    fn new(h: usize) -> Layout {
+    fn new(h: usize, buckets: usize) -> Layout {
         let bias = INPUTS * h;
         let out = bias + h;
-        let out_bias = out + 2 * h;
+        let out_bias = out + 2 * h * buckets;
         Layout {
             h,
+            buckets,
             bias,
             out,
             out_bias,
-            len: out_bias + 1,
+            len: out_bias + buckets,
         }
+    }
+
+    /// Where bucket `b`'s output weights start.
+    fn out_of(&self, b: usize) -> usize {
+        self.out + 2 * self.h * b
     }
 }
 
@@ -87,9 +99,9 @@ impl Scratch {
 }
 
 impl FloatNet {
-    /// A net with small random weights drawn from `seed`.
-    pub fn new(hidden: usize, seed: u64) -> FloatNet {
-        let l = Layout::new(hidden);
+    /// A net of `buckets` output buckets with small random weights drawn from `seed`.
+    pub fn new(hidden: usize, buckets: usize, seed: u64) -> FloatNet {
+        let l = Layout::new(hidden, buckets);
         let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
         let mut uniform = |a: f32| {
             x ^= x << 13;
@@ -108,7 +120,11 @@ impl FloatNet {
         for v in &mut w[l.out..l.out_bias] {
             *v = uniform(out_scale);
         }
-        FloatNet { hidden, w }
+        FloatNet { hidden, buckets, w }
+    }
+
+    fn layout(&self) -> Layout {
+        Layout::new(self.hidden, self.buckets)
     }
 
     /// Parameters in all.
@@ -125,7 +141,7 @@ impl FloatNet {
     /// (before the sigmoid).
     #[inline]
     fn forward_into(&self, data: &Dataset, i: usize, s: &mut Scratch) -> f32 {
-        let l = Layout::new(self.hidden);
+        let l = self.layout();
         let h = l.h;
         let (us, them) = data.inputs(i);
         for (half, inputs) in [(0, us), (1, them)] {
@@ -138,8 +154,9 @@ impl FloatNet {
                 }
             }
         }
-        let out_w = &self.w[l.out..l.out_bias];
-        let mut out = self.w[l.out_bias];
+        let b = data.bucket(i, l.buckets);
+        let out_w = &self.w[l.out_of(b)..l.out_of(b + 1)];
+        let mut out = self.w[l.out_bias + b];
         for (&a, &w) in s.acc.iter().zip(out_w) {
             let c = crelu(a);
             out += c * c * w;
@@ -163,15 +180,16 @@ impl FloatNet {
         s: &mut Scratch,
         grad: &mut [f32],
     ) -> f32 {
-        let l = Layout::new(self.hidden);
+        let l = self.layout();
         let h = l.h;
         let out = self.forward_into(data, i, s);
         let pred = sigmoid(out);
         let err = pred - target(data.score(i), data.result(i), scale, lambda);
         let g = 2.0 * err * pred * (1.0 - pred);
-        grad[l.out_bias] += g;
-        let out_w = &self.w[l.out..l.out_bias];
-        let out_g = &mut grad[l.out..l.out_bias];
+        let b = data.bucket(i, l.buckets);
+        grad[l.out_bias + b] += g;
+        let out_w = &self.w[l.out_of(b)..l.out_of(b + 1)];
+        let out_g = &mut grad[l.out_of(b)..l.out_of(b + 1)];
         for j in 0..2 * h {
             let a = s.acc[j];
             let c = crelu(a);
@@ -216,7 +234,7 @@ impl FloatNet {
 
     /// Keeps the weights within the ranges the quantised net can hold.
     pub fn clip(&mut self) {
-        let l = Layout::new(self.hidden);
+        let l = self.layout();
         for v in &mut self.w[..l.out] {
             *v = v.clamp(-CLIP_INPUT, CLIP_INPUT);
         }
@@ -227,11 +245,12 @@ impl FloatNet {
 
     /// The engine's quantised net, evaluating `output × scale` centipawns.
     pub fn quantise(&self, scale: i32) -> Result<Network, NetworkError> {
-        let l = Layout::new(self.hidden);
+        let l = self.layout();
         let q = |v: f32, k: f32| (v * k).round();
         let qa = f32::from(QA);
         Network::from_parts(Parts {
             hidden: self.hidden,
+            buckets: self.buckets,
             qa: QA,
             qb: QB,
             scale,
@@ -244,7 +263,10 @@ impl FloatNet {
                 .iter()
                 .map(|&v| q(v, QB as f32) as i16)
                 .collect(),
-            output_bias: q(self.w[l.out_bias], qa * QB as f32) as i32,
+            output_bias: self.w[l.out_bias..]
+                .iter()
+                .map(|&v| q(v, qa * QB as f32) as i32)
+                .collect(),
         })
     }
 }
@@ -310,9 +332,9 @@ mod tests {
     #[test]
     fn the_gradient_matches_finite_differences() {
         let d = one_position(150, 2);
-        let mut net = FloatNet::new(16, 7);
+        let mut net = FloatNet::new(16, 3, 7);
         // Move the biases into the open range so that most units are active.
-        let l = Layout::new(16);
+        let l = Layout::new(16, 3);
         for v in &mut net.w[l.bias..l.out] {
             *v = 0.3;
         }
@@ -320,12 +342,16 @@ mod tests {
         let mut grad = vec![0.0; net.len()];
         net.backward(&d, 0, cfg, &mut Scratch::new(16), &mut grad);
         let (us, _) = d.inputs(0);
+        // The position's bucket: its outputs have a gradient, the other buckets' none.
+        let b = d.bucket(0, 3);
         let probes = [
             usize::from(us[0]) * 16 + 3,
             l.bias + 5,
-            l.out + 2,
-            l.out + 16 + 9,
-            l.out_bias,
+            l.out_of(b) + 2,
+            l.out_of(b) + 16 + 9,
+            l.out_bias + b,
+            l.out_of((b + 1) % 3) + 4,
+            l.out_bias + (b + 1) % 3,
         ];
         for k in probes {
             let eps = 1e-3;
@@ -346,8 +372,8 @@ mod tests {
     #[test]
     fn the_quantised_net_evaluates_like_the_float_net() {
         let d = one_position(0, 1);
-        let mut net = FloatNet::new(32, 3);
-        let l = Layout::new(32);
+        let mut net = FloatNet::new(32, 4, 3);
+        let l = Layout::new(32, 4);
         for v in &mut net.w[l.bias..l.out] {
             *v = 0.25;
         }

@@ -11,6 +11,8 @@ use crate::net::{Adam, FloatNet, Scratch};
 pub struct TrainConfig {
     /// Hidden units per perspective (a multiple of 16).
     pub hidden: usize,
+    /// Output buckets (by the number of pieces on the board).
+    pub buckets: usize,
     /// Passes over the training set.
     pub epochs: u32,
     /// Positions per gradient step.
@@ -33,6 +35,7 @@ impl Default for TrainConfig {
     fn default() -> TrainConfig {
         TrainConfig {
             hidden: 128,
+            buckets: 1,
             epochs: 10,
             batch: 16384,
             lr: 0.001,
@@ -69,7 +72,7 @@ pub fn train(
     valid: &Dataset,
     report: &mut dyn FnMut(&EpochReport),
 ) -> (FloatNet, Vec<EpochReport>) {
-    let mut net = FloatNet::new(cfg.hidden, cfg.seed);
+    let mut net = FloatNet::new(cfg.hidden, cfg.buckets, cfg.seed);
     let mut adam = Adam::new(net.len());
     let threads = cfg.threads.max(1);
     let mut grads = vec![vec![0.0f32; net.len()]; threads];

@@ -49,6 +49,7 @@ fn generate_train_load_and_evaluate() {
     assert!(!train_set.is_empty() && !valid_set.is_empty());
     let tc = TrainConfig {
         hidden: 16,
+        buckets: 2,
         epochs: 6,
         batch: 64,
         lr: 0.01,

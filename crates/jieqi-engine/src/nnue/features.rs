@@ -21,8 +21,8 @@ use jieqi_core::{Color, Material, Piece, Position, Role, Square};
 const UP: usize = 0;
 /// First face-down piece input.
 const DOWN: usize = 2 * 7 * 90;
-/// First pool input.
-const POOL: usize = DOWN + 2 * 90;
+/// First pool input: the inputs below it are pieces on the board, one each.
+pub const POOL: usize = DOWN + 2 * 90;
 /// Pool inputs per side: one per non-king piece of a set.
 const POOL_PER_SIDE: usize = 15;
 /// The number of inputs.

@@ -5,7 +5,9 @@
 //! The net: the inputs of [`features`] from each side's perspective → one shared
 //! hidden layer of `H` units per perspective (the accumulator: bias plus the weight
 //! rows of the inputs that are on) → squared clipped ReLU (SCReLU, `clamp(x, 0, 1)²`) of
-//! the side to move's `H` units followed by the other side's → one output. Integer
+//! the side to move's `H` units followed by the other side's → one output, taken from
+//! one of `B` output buckets chosen by the number of pieces on the board
+//! ([`bucket`]; `B = 1` is a single output). Integer
 //! inference: the first layer in 16 bits scaled by `QA`, the output weights scaled by
 //! `QB`, the result times `scale` in centipawns of the side to move.
 //!
@@ -13,11 +15,11 @@
 //! | bytes | field |
 //! | --- | --- |
 //! | 8 | magic `JQNNUE01` |
-//! | 4 × 6 | `u32`: inputs (1 470), hidden size `H` (a multiple of 16, ≤ 1 024), `QA` (≤ 255), `QB`, `scale` (centipawns of an output of 1.0), reserved 0 |
+//! | 4 × 6 | `u32`: inputs (1 470), hidden size `H` (a multiple of 16, ≤ 1 024), `QA` (≤ 255), `QB`, `scale` (centipawns of an output of 1.0), output buckets `B` (1–16; 0 in older files means 1) |
 //! | 2 × inputs × H | `i16` input weights, one row of `H` per input |
 //! | 2 × H | `i16` hidden biases |
-//! | 2 × 2H | `i16` output weights (side to move's half first), each in −128…128 |
-//! | 4 | `i32` output bias (scaled by `QA·QB`) |
+//! | 2 × 2H × B | `i16` output weights, bucket by bucket (side to move's half first), each in −128…128 |
+//! | 4 × B | `i32` output biases (scaled by `QA·QB`), bucket by bucket |
 
 pub mod accumulator;
 pub mod features;
@@ -36,6 +38,16 @@ pub const MAGIC: &[u8; 8] = b"JQNNUE01";
 pub const MAX_HIDDEN: usize = 1024;
 /// Evaluations are clamped to this, far from mate and chance-decisive scores.
 pub const MAX_EVAL: i32 = 15_000;
+/// The most output buckets a net may have.
+pub const MAX_BUCKETS: usize = 16;
+
+/// The output bucket of a position with `pieces` pieces on the board (kings included,
+/// face-up and face-down alike) in a net of `buckets` buckets: the range 2–32 cut into
+/// `buckets` equal parts, so that the endgame and the opening get their own outputs.
+#[inline]
+pub fn bucket(pieces: usize, buckets: usize) -> usize {
+    (pieces.saturating_sub(2) * buckets / 31).min(buckets - 1)
+}
 
 /// The network built into the engine, if any: net 1 of `docs/nnue.md` (64 hidden
 /// units, trained on 196 k positions of our self-play at 5 000 nodes a move). A build
@@ -78,19 +90,23 @@ pub enum NetworkError {
     /// An output weight outside −128…128 (the kernels' exactness bound).
     #[error("output weight {0} is outside -128..=128")]
     OutputWeight(i16),
+    /// The number of output buckets is not 1 to [`MAX_BUCKETS`].
+    #[error("{0} output buckets; a net has 1 to {MAX_BUCKETS}")]
+    Buckets(u32),
 }
 
 /// A quantised network, ready for inference.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Network {
     hidden: usize,
+    buckets: usize,
     qa: i16,
     qb: i32,
     scale: i32,
     input_weights: Vec<i16>,
     input_bias: Vec<i16>,
     output_weights: Vec<i16>,
-    output_bias: i32,
+    output_bias: Vec<i32>,
 }
 
 /// The quantised parameters of a network, as the trainer exports them.
@@ -98,6 +114,8 @@ pub struct Network {
 pub struct Parts {
     /// Hidden units per perspective.
     pub hidden: usize,
+    /// Output buckets (1 to [`MAX_BUCKETS`]).
+    pub buckets: usize,
     /// Activation scale (an activation of 1.0 is `qa`).
     pub qa: i16,
     /// Output weight scale.
@@ -108,10 +126,10 @@ pub struct Parts {
     pub input_weights: Vec<i16>,
     /// `hidden`.
     pub input_bias: Vec<i16>,
-    /// `2 × hidden`, the side to move's half first.
+    /// `2 × hidden` per bucket, bucket by bucket, the side to move's half first.
     pub output_weights: Vec<i16>,
-    /// Scaled by `qa · qb`.
-    pub output_bias: i32,
+    /// One per bucket, scaled by `qa · qb`.
+    pub output_bias: Vec<i32>,
 }
 
 fn u32_at(b: &[u8], i: usize) -> u32 {
@@ -125,6 +143,10 @@ impl Network {
         if h == 0 || h % simd::LANES != 0 || h > MAX_HIDDEN {
             return Err(NetworkError::Hidden(h as u32));
         }
+        let nb = p.buckets;
+        if nb == 0 || nb > MAX_BUCKETS {
+            return Err(NetworkError::Buckets(nb as u32));
+        }
         if p.qa <= 0 || p.qb <= 0 || p.scale <= 0 {
             return Err(NetworkError::Constants {
                 qa: p.qa.max(0) as u32,
@@ -132,11 +154,15 @@ impl Network {
                 scale: p.scale.max(0) as u32,
             });
         }
-        let expected = INPUTS * h + h + 2 * h;
-        let actual = p.input_weights.len() + p.input_bias.len() + p.output_weights.len();
+        let expected = INPUTS * h + h + 2 * h * nb + nb;
+        let actual = p.input_weights.len()
+            + p.input_bias.len()
+            + p.output_weights.len()
+            + p.output_bias.len();
         if p.input_weights.len() != INPUTS * h
             || p.input_bias.len() != h
-            || p.output_weights.len() != 2 * h
+            || p.output_weights.len() != 2 * h * nb
+            || p.output_bias.len() != nb
         {
             return Err(NetworkError::Length { expected, actual });
         }
@@ -145,6 +171,7 @@ impl Network {
         }
         Ok(Network {
             hidden: h,
+            buckets: nb,
             qa: p.qa,
             qb: p.qb,
             scale: p.scale,
@@ -176,7 +203,12 @@ impl Network {
         if !(1..=255).contains(&qa) || qb == 0 || qb > 1 << 20 || scale == 0 || scale > 1 << 20 {
             return Err(NetworkError::Constants { qa, qb, scale });
         }
-        let expected = 32 + 2 * (INPUTS * h + h + 2 * h) + 4;
+        let nb = match u32_at(b, 28) {
+            0 => 1,
+            n if n as usize <= MAX_BUCKETS => n as usize,
+            n => return Err(NetworkError::Buckets(n)),
+        };
+        let expected = 32 + 2 * (INPUTS * h + h + 2 * h * nb) + 4 * nb;
         if b.len() != expected {
             return Err(NetworkError::Length {
                 expected,
@@ -194,10 +226,14 @@ impl Network {
         };
         let input_weights = i16s(INPUTS * h);
         let input_bias = i16s(h);
-        let output_weights = i16s(2 * h);
-        let output_bias = i32::from_le_bytes([b[at], b[at + 1], b[at + 2], b[at + 3]]);
+        let output_weights = i16s(2 * h * nb);
+        let output_bias = b[at..]
+            .chunks_exact(4)
+            .map(|c| i32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect();
         Network::from_parts(Parts {
             hidden: h,
+            buckets: nb,
             qa: qa as i16,
             qb: qb as i32,
             scale: scale as i32,
@@ -210,7 +246,9 @@ impl Network {
 
     /// The network file's bytes.
     pub fn to_bytes(&self) -> Vec<u8> {
-        let mut b = Vec::with_capacity(36 + 2 * (INPUTS + 3) * self.hidden);
+        let mut b = Vec::with_capacity(
+            32 + 2 * (INPUTS + 1 + 2 * self.buckets) * self.hidden + 4 * self.buckets,
+        );
         b.extend_from_slice(MAGIC);
         for x in [
             INPUTS as u32,
@@ -218,7 +256,7 @@ impl Network {
             self.qa as u32,
             self.qb as u32,
             self.scale as u32,
-            0,
+            self.buckets as u32,
         ] {
             b.extend_from_slice(&x.to_le_bytes());
         }
@@ -230,7 +268,9 @@ impl Network {
         {
             b.extend_from_slice(&w.to_le_bytes());
         }
-        b.extend_from_slice(&self.output_bias.to_le_bytes());
+        for c in &self.output_bias {
+            b.extend_from_slice(&c.to_le_bytes());
+        }
         b
     }
 
@@ -246,6 +286,22 @@ impl Network {
     /// Hidden units per perspective.
     pub fn hidden(&self) -> usize {
         self.hidden
+    }
+
+    /// Output buckets.
+    pub fn buckets(&self) -> usize {
+        self.buckets
+    }
+
+    /// The output bucket of `pos`.
+    #[inline]
+    pub fn bucket_of(&self, pos: &Position) -> usize {
+        if self.buckets == 1 {
+            return 0;
+        }
+        let board = pos.board();
+        let pieces = board.occupancy(Color::Red).count_ones() + board.occupancy(Color::Black).count_ones();
+        bucket(pieces as usize, self.buckets)
     }
 
     /// The weight row of input `i`.
@@ -266,15 +322,15 @@ impl Network {
         }
     }
 
-    /// The evaluation from the two accumulators, side to move's first: centipawns for
-    /// the side to move.
+    /// The evaluation from the two accumulators, side to move's first, with the
+    /// output of `bucket`: centipawns for the side to move.
     #[inline]
-    pub fn output(&self, us: &[i16], them: &[i16]) -> i32 {
+    pub fn output(&self, us: &[i16], them: &[i16], bucket: usize) -> i32 {
         let h = self.hidden;
-        let dot = simd::screlu_dot(us, &self.output_weights[..h], self.qa)
-            + simd::screlu_dot(them, &self.output_weights[h..], self.qa);
+        let w = &self.output_weights[2 * h * bucket..2 * h * (bucket + 1)];
+        let dot = simd::screlu_dot(us, &w[..h], self.qa) + simd::screlu_dot(them, &w[h..], self.qa);
         // The dot product is scaled by QA²·QB; one QA goes here.
-        let v = dot / i64::from(self.qa) + i64::from(self.output_bias);
+        let v = dot / i64::from(self.qa) + i64::from(self.output_bias[bucket]);
         let cp = v * i64::from(self.scale) / (i64::from(self.qa) * i64::from(self.qb));
         cp.clamp(-i64::from(MAX_EVAL), i64::from(MAX_EVAL)) as i32
     }
@@ -285,7 +341,7 @@ impl Network {
         let mut them = vec![0; self.hidden];
         self.refresh(pos, pos.turn(), &mut us);
         self.refresh(pos, !pos.turn(), &mut them);
-        self.output(&us, &them)
+        self.output(&us, &them, self.bucket_of(pos))
     }
 }
 
@@ -301,6 +357,7 @@ mod unit {
     fn the_embedded_net_loads() {
         let net = Network::embedded().expect("a net is embedded");
         assert_eq!(net.hidden(), 64);
+        assert_eq!(net.buckets(), 1, "net 1 predates output buckets");
         // Level material, Red to move, seen either way round: the same evaluation.
         let red = Position::start();
         let black = Position::from_fen(&red.fen().replace(" w ", " b ")).expect("valid");

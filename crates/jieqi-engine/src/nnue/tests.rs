@@ -12,6 +12,11 @@ use crate::engine::{Engine, Limits, Options};
 
 /// A small net with reproducible weights (not trained: for format and kernel tests).
 pub(crate) fn test_net(hidden: usize) -> Network {
+    test_net_buckets(hidden, 1)
+}
+
+/// [`test_net`] with `buckets` output buckets.
+pub(crate) fn test_net_buckets(hidden: usize, buckets: usize) -> Network {
     let mut x = 0x2545_F491_4F6C_DD1Du64;
     let mut next = |m: i64| {
         x ^= x << 13;
@@ -21,13 +26,14 @@ pub(crate) fn test_net(hidden: usize) -> Network {
     };
     Network::from_parts(Parts {
         hidden,
+        buckets,
         qa: 255,
         qb: 64,
         scale: 400,
         input_weights: (0..INPUTS * hidden).map(|_| next(120)).collect(),
         input_bias: (0..hidden).map(|_| next(100)).collect(),
-        output_weights: (0..2 * hidden).map(|_| next(127)).collect(),
-        output_bias: 1234,
+        output_weights: (0..2 * hidden * buckets).map(|_| next(127)).collect(),
+        output_bias: (0..buckets as i32).map(|b| 1234 - 300 * b).collect(),
     })
     .expect("valid parts")
 }
@@ -187,13 +193,14 @@ fn the_search_evaluates_with_the_net() {
 fn parts_of_the_wrong_size_are_refused() {
     let bad = Parts {
         hidden: 16,
+        buckets: 1,
         qa: 255,
         qb: 64,
         scale: 400,
         input_weights: vec![0; INPUTS * 16 - 1],
         input_bias: vec![0; 16],
         output_weights: vec![0; 32],
-        output_bias: 0,
+        output_bias: vec![0],
     };
     assert!(Network::from_parts(bad.clone()).is_err());
     let too_big = Parts {
@@ -205,4 +212,37 @@ fn parts_of_the_wrong_size_are_refused() {
         Network::from_parts(too_big),
         Err(super::NetworkError::OutputWeight(200))
     ));
+}
+
+#[test]
+fn output_buckets_follow_the_piece_count() {
+    use super::{MAX_BUCKETS, NetworkError, bucket};
+    // The buckets cut 2–32 pieces into equal parts, the ends included.
+    assert_eq!(bucket(32, 8), 7);
+    assert_eq!(bucket(2, 8), 0);
+    assert_eq!(bucket(17, 1), 0);
+    assert!((2..=32).all(|n| bucket(n, 8) <= bucket(n + 1, 8)));
+    assert_eq!((2..=32).map(|n| bucket(n, 4)).max(), Some(3));
+
+    let net = test_net_buckets(32, 4);
+    let bytes = net.to_bytes();
+    assert_eq!(Network::from_bytes(&bytes), Ok(net.clone()));
+    let start = Position::start();
+    assert_eq!(net.bucket_of(&start), 3);
+    let mut us = vec![0; 32];
+    let mut them = vec![0; 32];
+    net.refresh(&start, Color::Red, &mut us);
+    net.refresh(&start, Color::Black, &mut them);
+    assert_eq!(net.evaluate(&start), net.output(&us, &them, 3));
+    assert_ne!(net.output(&us, &them, 3), net.output(&us, &them, 0));
+    // A bare-kings-and-rook position takes the first bucket.
+    let end = Position::from_fen("3k5/9/9/9/9/9/9/9/9/R3K4 w - - 0 1").expect("valid");
+    assert_eq!(net.bucket_of(&end), 0);
+
+    let mut bad = bytes.clone();
+    bad[28] = (MAX_BUCKETS + 1) as u8;
+    assert_eq!(
+        Network::from_bytes(&bad),
+        Err(NetworkError::Buckets(MAX_BUCKETS as u32 + 1))
+    );
 }

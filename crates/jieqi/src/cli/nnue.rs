@@ -75,6 +75,9 @@ pub struct TrainArgs {
     /// Hidden units per perspective (a multiple of 16).
     #[arg(long, default_value_t = 128)]
     hidden: usize,
+    /// Output buckets, by the number of pieces on the board (1 to 16; 1: one output).
+    #[arg(long, default_value_t = 1)]
+    buckets: usize,
     /// Passes over the training positions.
     #[arg(long, default_value_t = 10)]
     epochs: u32,
@@ -112,6 +115,12 @@ pub fn train(args: TrainArgs) -> anyhow::Result<()> {
     if args.hidden == 0 || args.hidden % 16 != 0 {
         bail!("--hidden must be a positive multiple of 16");
     }
+    if !(1..=jieqi_engine::nnue::MAX_BUCKETS).contains(&args.buckets) {
+        bail!(
+            "--buckets must be between 1 and {}",
+            jieqi_engine::nnue::MAX_BUCKETS
+        );
+    }
     let start = Instant::now();
     let (train, valid) = data::load(&args.data, args.valid_every, !args.no_mirror)?;
     if train.is_empty() {
@@ -130,6 +139,7 @@ pub fn train(args: TrainArgs) -> anyhow::Result<()> {
     );
     let cfg = TrainConfig {
         hidden: args.hidden,
+        buckets: args.buckets,
         epochs: args.epochs,
         batch: args.batch,
         lr: args.lr,
@@ -161,9 +171,10 @@ pub fn train(args: TrainArgs) -> anyhow::Result<()> {
     std::fs::write(&args.out, q.to_bytes())
         .with_context(|| format!("cannot write {}", args.out.display()))?;
     eprintln!(
-        "wrote {} ({} hidden units)",
+        "wrote {} ({} hidden units, {} output buckets)",
         args.out.display(),
-        args.hidden
+        args.hidden,
+        args.buckets
     );
     Ok(())
 }
