@@ -7,6 +7,7 @@ import { BoardView, miniPiece, dealMap } from './board.js';
 import { parseBoard, boardsBefore, chineseMove, wxfMove, pieceChar } from './notation.js';
 import { seatName } from './account.js';
 import { ChatPanel } from './chat.js';
+import { prefs, onPrefsChange, boardTools } from './prefs.js';
 
 const ROLES = ['R', 'N', 'B', 'A', 'C', 'P'];
 const STATE_CHANGES = new Set(['move', 'end', 'draw', 'rematch']);
@@ -221,7 +222,8 @@ export function showGame(main, id, token) {
   const banner = h('div', { class: 'banner hidden', id: 'conn' });
   // The chat panel lives beside the redrawn side panel, so a redraw keeps what is typed.
   const chat = new ChatPanel((type, d) => send(type, d));
-  main.replaceChildren(h('div', { class: 'game-page' }, banner, h('div', { class: 'board-wrap' }, boardBox, tooltip),
+  const tools = boardTools({ flip: true });
+  main.replaceChildren(h('div', { class: 'game-page' }, banner, h('div', { class: 'board-wrap' }, boardBox, tooltip, tools),
     h('div', { class: 'side-col' }, side, chat.el)));
 
   const view = new BoardView(boardBox, {
@@ -390,7 +392,9 @@ export function showGame(main, id, token) {
 
   function render() {
     if (!st) return;
-    view.setFlipped(st.you === 'black');
+    // A player sees his own side at the bottom, a spectator Red's; the flip button
+    // turns that round (remembered in this browser).
+    view.setFlipped((st.you === 'black') !== prefs().flip);
     if (browsing !== null && browsing >= st.moves.length) browsing = null;
     if (browsing !== null) {
       // An earlier position from the move list, as this viewer knew it: not playable.
@@ -567,7 +571,7 @@ export function showGame(main, id, token) {
 
   function renderSide() {
     if (!st) return;
-    const top = st.you === 'black' ? 'red' : 'black';
+    const top = view.flipped ? 'red' : 'black';
     const bottom = top === 'red' ? 'black' : 'red';
     const mode = notationMode();
     const texts = moveTexts(st.start_fen, st.moves, mode);
@@ -682,6 +686,7 @@ export function showGame(main, id, token) {
     else return;
     e.preventDefault();
   });
+  onPrefsChange(() => render());
   onLangChange(() => {
     chat.draw();
     render();

@@ -407,3 +407,16 @@ addStrings({
     notFoundHome: 'Back to the lobby',
   },
 });
+
+// --- Issue 18, the board a player wants: flip, piece styles, themes, sounds, keyboard
+// input, premove. ---
+addStrings({
+  zh: {
+    flipBoard: '翻转棋盘',
+    boardSettings: '棋盘设置',
+  },
+  en: {
+    flipBoard: 'Flip board',
+    boardSettings: 'Board settings',
+  },
+});

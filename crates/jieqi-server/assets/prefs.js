@@ -1,0 +1,62 @@
+// What this browser remembers about the board (localStorage): which side is at the
+// bottom, the piece style and the board theme; and the small
+// settings panel that changes them on the game, replay and analysis pages.
+
+import { t, onLangChange } from './i18n.js';
+import { h, recall, remember } from './util.js';
+
+/** Piece styles: simplified characters, traditional characters, Western letters. */
+export const PIECE_STYLES = ['simplified', 'traditional', 'western'];
+/** Board themes (the `theme-NAME` class on the board's SVG). */
+export const THEMES = ['wood', 'green', 'slate'];
+
+const KEYS = { flip: 'jieqi.flip', pieces: 'jieqi.pieces', theme: 'jieqi.theme' };
+const listeners = [];
+
+/** The remembered choices: `{flip, pieces, theme}`. `flip` turns the board
+ * round from its usual side (a player's own side, Red for spectators). */
+export function prefs() {
+  const pieces = recall(KEYS.pieces, 'simplified');
+  const theme = recall(KEYS.theme, 'wood');
+  return {
+    flip: recall(KEYS.flip, '0') === '1',
+    pieces: PIECE_STYLES.includes(pieces) ? pieces : 'simplified',
+    theme: THEMES.includes(theme) ? theme : 'wood',
+  };
+}
+
+/** Change one choice (`flip`, `pieces`, `theme`), remember it, tell the boards. */
+export function setPref(key, value) {
+  if (!(key in KEYS)) return;
+  remember(KEYS[key], typeof value === 'boolean' ? (value ? '1' : '0') : String(value));
+  for (const f of listeners) f(key);
+}
+
+/** Call `f(key)` whenever a choice changes. */
+export function onPrefsChange(f) {
+  listeners.push(f);
+}
+
+/**
+ * The row of board controls: when asked, a flip button.
+ * @param {{flip?: boolean}} what
+ */
+export function boardTools(what = {}) {
+  const bar = h('div', { class: 'board-tools', id: 'board-tools' });
+  const draw = () => {
+    const p = prefs();
+    bar.replaceChildren(...[
+      what.flip ? h('button', {
+        type: 'button',
+        id: 'flip-board',
+        title: t('flipBoard'),
+        'aria-pressed': String(p.flip),
+        onclick: () => setPref('flip', !prefs().flip),
+      }, `⇅ ${t('flipBoard')}`) : null,
+    ].filter(Boolean));
+  };
+  draw();
+  onPrefsChange(draw);
+  onLangChange(draw);
+  return bar;
+}

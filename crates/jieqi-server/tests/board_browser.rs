@@ -1,0 +1,180 @@
+//! Issue 18, "What to build": the board controls a player has on lichess and pychess,
+//! each seen in headless Chromium against the real server (tests/browser.rs explains
+//! the setup). The other seat plays over a plain WebSocket, so its moves are chosen here.
+//!
+//! - `flip_board_is_remembered`: the flip button turns the board, its file numbers,
+//!   coordinates and the player panels round, for a player and a spectator; the choice
+//!   outlives a reload.
+
+use std::net::SocketAddr;
+
+use jieqi_server::client::WsClient;
+use jieqi_server::{Config, Server};
+use serde_json::{Value, json};
+
+mod common;
+mod webdriver;
+use webdriver::*;
+
+/// A server, a chromedriver and one browser with a profile of its own.
+struct Stage {
+    b: Browser,
+    base: String,
+    addr: SocketAddr,
+    server: Option<Server>,
+    _driver: Driver,
+    rt: tokio::runtime::Runtime,
+    _dir: tempfile::TempDir,
+}
+
+impl Stage {
+    fn start() -> Stage {
+        let chromium = tool("CHROMIUM", "/usr/bin/chromium", "chromium");
+        let chromedriver = tool("CHROMEDRIVER", "/usr/bin/chromedriver", "chromium-driver");
+        let dir = tempfile::tempdir().expect("temp dir");
+        let rt = runtime();
+        let server = rt
+            .block_on(Server::start(Config {
+                addr: SocketAddr::from(([127, 0, 0, 1], 0)),
+                db: dir.path().join("board.db"),
+                ..Config::default()
+            }))
+            .expect("start the server");
+        let driver = start_driver(&chromedriver);
+        let b = new_session(&driver, &chromium, &dir.path().join("profile"));
+        Stage {
+            b,
+            base: format!("http://{}", server.addr),
+            addr: server.addr,
+            server: Some(server),
+            _driver: driver,
+            rt,
+            _dir: dir,
+        }
+    }
+
+    /// A friend game, Red the creator: (id, Red's token, Black's token).
+    fn friend_game(&self) -> (String, String, String) {
+        let g = self.rt.block_on(common::create(
+            self.addr,
+            json!({ "opponent": "friend", "color": "red", "time": "10+5" }),
+        ));
+        (g.id, g.token, g.invite.expect("the friend's seat"))
+    }
+
+    /// A seat's socket, joined.
+    fn socket(&self, id: &str, token: Option<&str>) -> WsClient {
+        self.rt.block_on(common::join(self.addr, id, token)).0
+    }
+
+    fn send(&self, c: &mut WsClient, t: &str, d: Value) {
+        self.rt
+            .block_on(c.send(t, d, None))
+            .expect("send over the socket");
+    }
+
+    /// The browser plays Red in a new friend game whose Black seat is `black` here.
+    fn play_red(&self) -> (String, WsClient) {
+        let (id, red_token, black_token) = self.friend_game();
+        let black = self.socket(&id, Some(&black_token));
+        self.b
+            .goto(&format!("{}/game/{id}?seat={red_token}", self.base));
+        self.b.wait_for(".board-box[data-status=live]");
+        (id, black)
+    }
+
+    fn finish(mut self) {
+        let errors = self.b.console_errors();
+        assert!(errors.is_empty(), "the page logged errors: {errors:#?}");
+        self.b.quit();
+        if let Some(s) = self.server.take() {
+            self.rt.block_on(s.shutdown());
+        }
+    }
+}
+
+/// Whether the piece on `sq` is drawn in the lower half of the board.
+fn in_lower_half(b: &Browser, sq: &str) -> bool {
+    b.script(
+        "const svg = document.querySelector('svg.board').getBoundingClientRect();
+         const p = document.querySelector(`svg.board .piece[data-sq=${arguments[0]}]`).getBoundingClientRect();
+         return p.top + p.height / 2 > svg.top + svg.height / 2;",
+        json!([sq]),
+    ) == Value::Bool(true)
+}
+
+/// The file numbers along the bottom edge, left to right.
+fn bottom_numbers(b: &Browser) -> String {
+    b.script(
+        "const nums = [...document.querySelectorAll('svg.board .filenum')];
+         const ys = nums.map(e => Number(e.getAttribute('y')));
+         const low = Math.max(...ys);
+         return nums.filter(e => Number(e.getAttribute('y')) === low)
+           .sort((a, b) => a.getAttribute('x') - b.getAttribute('x')).map(e => e.textContent).join('');",
+        json!([]),
+    )
+    .as_str()
+    .unwrap_or_default()
+    .to_string()
+}
+
+/// The colour of the first player panel (the one above the board's side panel).
+fn top_panel(b: &Browser) -> String {
+    b.script(
+        "const p = document.querySelector('.side .player'); return p.classList.contains('red') ? 'red' : 'black';",
+        json!([]),
+    )
+    .as_str()
+    .unwrap_or_default()
+    .to_string()
+}
+
+#[test]
+fn flip_board_is_remembered() {
+    let f = Stage::start();
+    let b = &f.b;
+    let (id, _black) = f.play_red();
+    assert!(in_lower_half(b, "e0"), "Red's king at the bottom for Red");
+    assert_eq!(bottom_numbers(b), "九八七六五四三二一");
+    assert_eq!(top_panel(b), "black");
+
+    b.click("#flip-board");
+    b.wait(
+        "the board turned round",
+        "const p = document.querySelector('svg.board .piece[data-sq=e0]').getBoundingClientRect();
+         const s = document.querySelector('svg.board').getBoundingClientRect();
+         return p.top + p.height / 2 < s.top + s.height / 2;",
+        json!([]),
+        WAIT,
+    );
+    assert_eq!(bottom_numbers(b), "987654321", "Black's numbers (from his right) at the bottom");
+    assert_eq!(top_panel(b), "red", "the panels follow the board");
+    assert_eq!(
+        b.script(
+            "return document.querySelector('#flip-board').getAttribute('aria-pressed');",
+            json!([])
+        ),
+        json!("true")
+    );
+
+    // Remembered in this browser: still turned after a reload, and for a spectator
+    // (whose usual side is Red's) too.
+    b.script("location.reload();", json!([]));
+    b.wait_for(".board-box[data-status=live]");
+    assert!(!in_lower_half(b, "e0"), "still flipped after a reload");
+    b.goto(&format!("{}/game/{id}", f.base));
+    b.wait_for(".board-box[data-status=live]");
+    assert!(!in_lower_half(b, "e0"), "a spectator's board flipped too");
+    assert_eq!(bottom_numbers(b), "987654321");
+    b.click("#flip-board");
+    b.wait(
+        "the spectator's board back",
+        "const p = document.querySelector('svg.board .piece[data-sq=e0]').getBoundingClientRect();
+         const s = document.querySelector('svg.board').getBoundingClientRect();
+         return p.top + p.height / 2 > s.top + s.height / 2;",
+        json!([]),
+        WAIT,
+    );
+    assert_eq!(bottom_numbers(b), "九八七六五四三二一");
+    f.finish();
+}
