@@ -2,6 +2,7 @@
 // face-down pieces as blank discs; click or drag to move; reveal and move animations.
 
 import { FILES, parseSquare, squareName, pieceChar, isRed } from './notation.js';
+import { prefs, onPrefsChange } from './prefs.js';
 
 const NS = 'http://www.w3.org/2000/svg';
 const S = 60; // distance between two points
@@ -11,6 +12,33 @@ const H = 9 * S + 2 * M;
 const R = 27; // piece radius
 
 const RED_NUM = ['一', '二', '三', '四', '五', '六', '七', '八', '九'];
+
+// The conventional traditional set: Red 帥仕相俥傌炮兵, Black 將士象車馬砲卒. Every
+// character is in the embedded font (fonts/OFL.txt lists them).
+const TRADITIONAL = {
+  K: '帥', A: '仕', B: '相', N: '傌', R: '俥', C: '炮', P: '兵',
+  k: '將', a: '士', b: '象', n: '馬', r: '車', c: '砲', p: '卒',
+};
+// For readers who don't read Chinese: the WXF letters (K A E H R C P), the colour tells
+// the side.
+const WESTERN = { K: 'K', A: 'A', B: 'E', N: 'H', R: 'R', C: 'C', P: 'P' };
+
+/** What a piece letter shows in the chosen style (`simplified`, `traditional`,
+ * `western`); empty for a face-down piece. */
+export function pieceLabel(letter, style = prefs().pieces) {
+  if (!letter || letter === 'X' || letter === 'x') return '';
+  if (style === 'traditional') return TRADITIONAL[letter] || '';
+  if (style === 'western') return WESTERN[letter.toUpperCase()] || '';
+  return pieceChar(letter);
+}
+
+// The text element of a piece's character, in the chosen style.
+function pieceText(parent, cls, letter) {
+  const style = prefs().pieces;
+  const tx = el('text', { class: style === 'western' ? `${cls} latin` : cls, y: 1 }, parent);
+  tx.textContent = pieceLabel(letter, style);
+  return tx;
+}
 
 function el(name, attrs = {}, parent = null) {
   const e = document.createElementNS(NS, name);
@@ -39,6 +67,8 @@ export class BoardView {
       'aria-label': 'xiangqi board',
     });
     container.appendChild(this.svg);
+    this.theme = null;
+    this.applyTheme();
     this.defs();
     this.gridLayer = el('g', { class: 'grid' }, this.svg);
     this.markLayer = el('g', { class: 'marks' }, this.svg);
@@ -52,6 +82,19 @@ export class BoardView {
     this.svg.addEventListener('pointerleave', (e) => {
       if (this.hooks.onHover) this.hooks.onHover(null, null, e);
     });
+    // A new piece style or theme chosen in the settings panel: draw again at once.
+    onPrefsChange((key) => {
+      if (key !== 'pieces' && key !== 'theme') return;
+      this.applyTheme();
+      this.drawGrid();
+      this.redraw(null);
+    });
+  }
+
+  applyTheme() {
+    if (this.theme) this.svg.classList.remove(`theme-${this.theme}`);
+    this.theme = prefs().theme;
+    this.svg.classList.add(`theme-${this.theme}`);
   }
 
   defs() {
@@ -141,7 +184,7 @@ export class BoardView {
       tx.textContent = txt;
     };
     river('楚 河', x0 + 2 * S);
-    river('汉 界', x0 + 6 * S);
+    river(prefs().pieces === 'traditional' ? '漢 界' : '汉 界', x0 + 6 * S);
     // File numbers: the side at the bottom counts from its right.
     for (let col = 0; col <= 8; col++) {
       const f = this.flipped ? 8 - col : col;
@@ -198,8 +241,7 @@ export class BoardView {
       const real = this.peekMap && (letter === 'X' || letter === 'x') ? this.peekMap.get(sq) : null;
       if (real) {
         // After the game the deal is public: show a face-down piece's identity faintly.
-        const tx = el('text', { class: 'peek', y: 1 }, g.querySelector('.face'));
-        tx.textContent = pieceChar(letter === 'X' ? real.toUpperCase() : real.toLowerCase());
+        pieceText(g.querySelector('.face'), 'peek', letter === 'X' ? real.toUpperCase() : real.toLowerCase());
         g.dataset.real = real;
       }
       this.place(g, sq);
@@ -222,8 +264,7 @@ export class BoardView {
     } else {
       el('circle', { r: R, class: 'disc', fill: 'url(#pieceFace)', filter: 'url(#pieceShadow)' }, face);
       el('circle', { r: R - 4.5, class: 'ring' }, face);
-      const tx = el('text', { class: 'char', y: 1 }, face);
-      tx.textContent = pieceChar(letter);
+      pieceText(face, 'char', letter);
     }
     return g;
   }
@@ -430,8 +471,7 @@ export function miniPiece(letter, size = 26) {
   } else {
     el('circle', { r: R, class: 'disc', fill: '#f3dfb0' }, g);
     el('circle', { r: R - 4.5, class: 'ring' }, g);
-    const tx = el('text', { class: 'char', y: 1 }, g);
-    tx.textContent = pieceChar(letter);
+    pieceText(g, 'char', letter);
   }
   return svg;
 }

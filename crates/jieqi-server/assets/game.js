@@ -3,8 +3,8 @@
 
 import { t, onLangChange, resultText } from './i18n.js';
 import { h, api, fmtClock, verifyCommitment, recall, remember, rememberSeat, myGames, showNotFound } from './util.js';
-import { BoardView, miniPiece, dealMap } from './board.js';
-import { parseBoard, boardsBefore, chineseMove, wxfMove, pieceChar } from './notation.js';
+import { BoardView, miniPiece, dealMap, pieceLabel } from './board.js';
+import { parseBoard, boardsBefore, chineseMove, wxfMove } from './notation.js';
 import { seatName } from './account.js';
 import { ChatPanel } from './chat.js';
 import { prefs, onPrefsChange, boardTools } from './prefs.js';
@@ -95,7 +95,7 @@ export function oddsTooltip(color, counts) {
   return h('div', { class: 'odds' },
     h('div', { class: 'odds-title' }, `${t(color)} ${t('faceDown')} · ${t('probability')}`),
     odds.map((o) => h('div', { class: 'odds-row', dataset: { role: o.role } },
-      h('span', { class: `odds-char ${color}` }, pieceChar(red ? o.role : o.role.toLowerCase())),
+      h('span', { class: `odds-char ${color}` }, pieceLabel(red ? o.role : o.role.toLowerCase())),
       h('span', { class: 'bar' }, h('span', { style: `width:${(o.p * 100).toFixed(1)}%` })),
       h('span', { class: 'pct' }, `${Math.round(o.p * 100)}%`),
       h('span', { class: 'frac muted' }, `${o.count}/${odds.reduce((s, x) => s + x.count, 0)}`))));

@@ -37,14 +37,29 @@ export function onPrefsChange(f) {
   listeners.push(f);
 }
 
+function select(id, key, values, labelKey) {
+  const current = prefs()[key];
+  return h('label', {},
+    h('span', {}, t(labelKey)),
+    h('select', { id, onchange: (e) => setPref(key, e.target.value) },
+      values.map((v) => h('option', { value: v, selected: v === current }, t(`${labelKey}_${v}`)))));
+}
+
 /**
- * The row of board controls: when asked, a flip button.
+ * The row of board controls: a settings button that opens the panel of piece style and
+ * board theme, and when asked a flip button.
  * @param {{flip?: boolean}} what
  */
 export function boardTools(what = {}) {
   const bar = h('div', { class: 'board-tools', id: 'board-tools' });
+  let open = false;
   const draw = () => {
     const p = prefs();
+    const panel = open
+      ? h('div', { class: 'settings-panel card', id: 'settings-panel' },
+        select('piece-style', 'pieces', PIECE_STYLES, 'pieceStyle'),
+        select('board-theme', 'theme', THEMES, 'boardTheme'))
+      : null;
     bar.replaceChildren(...[
       what.flip ? h('button', {
         type: 'button',
@@ -53,6 +68,16 @@ export function boardTools(what = {}) {
         'aria-pressed': String(p.flip),
         onclick: () => setPref('flip', !prefs().flip),
       }, `⇅ ${t('flipBoard')}`) : null,
+      h('button', {
+        type: 'button',
+        id: 'board-settings',
+        'aria-expanded': String(open),
+        onclick: () => {
+          open = !open;
+          draw();
+        },
+      }, `⚙ ${t('boardSettings')}`),
+      panel,
     ].filter(Boolean));
   };
   draw();

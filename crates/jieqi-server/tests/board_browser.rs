@@ -5,6 +5,9 @@
 //! - `flip_board_is_remembered`: the flip button turns the board, its file numbers,
 //!   coordinates and the player panels round, for a player and a spectator; the choice
 //!   outlives a reload.
+//! - `piece_styles_and_themes`: traditional characters (in the embedded font), Western
+//!   letters and a green board chosen in the settings panel, remembered, and used on the
+//!   replay and analysis boards.
 
 use std::net::SocketAddr;
 
@@ -176,5 +179,105 @@ fn flip_board_is_remembered() {
         WAIT,
     );
     assert_eq!(bottom_numbers(b), "九八七六五四三二一");
+    f.finish();
+}
+
+/// What the piece on `sq` shows.
+fn piece_text(b: &Browser, sq: &str) -> String {
+    b.script(
+        "const t = document.querySelector(`svg.board .piece[data-sq=${arguments[0]}] .char`); return t ? t.textContent : null;",
+        json!([sq]),
+    )
+    .as_str()
+    .unwrap_or_default()
+    .to_string()
+}
+
+/// Chooses `value` in the settings panel's select `css` (opening the panel if needed).
+fn choose(b: &Browser, css: &str, value: &str) {
+    if b.find("#settings-panel").is_none() {
+        b.click("#board-settings");
+    }
+    b.wait_for(css);
+    b.script(
+        "const s = document.querySelector(arguments[0]); s.value = arguments[1];
+         s.dispatchEvent(new Event('change', { bubbles: true }));",
+        json!([css, value]),
+    );
+}
+
+#[test]
+fn piece_styles_and_themes() {
+    let f = Stage::start();
+    let b = &f.b;
+    let (id, mut black) = f.play_red();
+    assert_eq!(piece_text(b, "e0"), "帅");
+    assert_eq!(piece_text(b, "e9"), "将");
+
+    // Traditional characters, drawn with the embedded font.
+    choose(b, "#piece-style", "traditional");
+    b.wait(
+        "traditional characters",
+        "const t = document.querySelector('svg.board .piece[data-sq=e0] .char'); return !!t && t.textContent === '帥';",
+        json!([]),
+        WAIT,
+    );
+    assert_eq!(piece_text(b, "e9"), "將");
+    assert_eq!(
+        b.script(
+            "return getComputedStyle(document.querySelector('svg.board .piece[data-sq=e0] .char')).fontFamily.includes('Jieqi Pieces');",
+            json!([])
+        ),
+        json!(true)
+    );
+    assert!(
+        b.text("svg.board").contains("漢 界"),
+        "the river in traditional characters"
+    );
+
+    // Western letters, and a theme.
+    choose(b, "#piece-style", "western");
+    b.wait(
+        "Western letters",
+        "const t = document.querySelector('svg.board .piece[data-sq=e0] .char'); return !!t && t.textContent === 'K';",
+        json!([]),
+        WAIT,
+    );
+    let wood = b.script(
+        "return getComputedStyle(document.querySelector('svg.board .wood')).fill;",
+        json!([]),
+    );
+    choose(b, "#board-theme", "green");
+    b.wait_for("svg.board.theme-green");
+    assert_ne!(
+        b.script(
+            "return getComputedStyle(document.querySelector('svg.board .wood')).fill;",
+            json!([])
+        ),
+        wood,
+        "the green board is not the wooden one"
+    );
+
+    b.shot("board-western-green");
+
+    // Remembered, and used on the replay and analysis boards too.
+    b.script("location.reload();", json!([]));
+    b.wait_for(".board-box[data-status=live] svg.board.theme-green");
+    assert_eq!(piece_text(b, "e9"), "K");
+    f.send(&mut black, "resign", Value::Null);
+    b.wait_for("#result");
+    b.goto(&format!("{}/replay/{id}", f.base));
+    b.wait_for("svg.board.theme-green .piece[data-sq=e0]");
+    assert_eq!(piece_text(b, "e0"), "K");
+    b.goto(&format!("{}/analysis", f.base));
+    b.wait_for("svg.board.theme-green .piece[data-sq=e0]");
+    assert_eq!(piece_text(b, "e0"), "K");
+    choose(b, "#piece-style", "simplified");
+    b.wait(
+        "simplified characters again",
+        "const t = document.querySelector('svg.board .piece[data-sq=e0] .char'); return !!t && t.textContent === '帅';",
+        json!([]),
+        WAIT,
+    );
     f.finish();
 }
