@@ -1,13 +1,14 @@
 // The game page: a live game over the WebSocket (docs/protocol.md §3), as a player or
 // a spectator; reconnects and resyncs by version.
 
-import { t, onLangChange, resultText } from './i18n.js';
+import { t, onLangChange, resultText, currentLang } from './i18n.js';
 import { h, api, fmtClock, verifyCommitment, recall, remember, rememberSeat, myGames, showNotFound } from './util.js';
 import { BoardView, miniPiece, dealMap, pieceLabel } from './board.js';
 import { parseBoard, boardsBefore, chineseMove, wxfMove } from './notation.js';
 import { seatName } from './account.js';
 import { ChatPanel } from './chat.js';
 import { prefs, onPrefsChange, boardTools } from './prefs.js';
+import { playSound } from './sounds.js';
 
 const ROLES = ['R', 'N', 'B', 'A', 'C', 'P'];
 const STATE_CHANGES = new Set(['move', 'end', 'draw', 'rematch']);
@@ -215,6 +216,7 @@ export function showGame(main, id, token) {
   let hoverSq = null;
   let pendingAnim = null;
   let browsing = null; // plies shown when looking back through the move list, null = live
+  let lowTimeWarned = false; // the low-time tick sounded during this turn of ours
 
   const boardBox = h('div', { class: 'board-box' });
   const tooltip = h('div', { class: 'tooltip hidden', id: 'odds' });
@@ -222,7 +224,7 @@ export function showGame(main, id, token) {
   const banner = h('div', { class: 'banner hidden', id: 'conn' });
   // The chat panel lives beside the redrawn side panel, so a redraw keeps what is typed.
   const chat = new ChatPanel((type, d) => send(type, d));
-  const tools = boardTools({ flip: true });
+  const tools = boardTools({ flip: true, sound: true });
   main.replaceChildren(h('div', { class: 'game-page' }, banner, h('div', { class: 'board-wrap' }, boardBox, tooltip, tools),
     h('div', { class: 'side-col' }, side, chat.el)));
 
@@ -286,6 +288,12 @@ export function showGame(main, id, token) {
       if (token && d.you !== 'spectator' && d.status !== 'finished' && (!st || st.game !== d.game)) {
         rememberSeat(id, location.pathname + location.search);
       }
+      const was = st ? st.status : null;
+      // The start sounds when the game goes live, or on arriving at a seat of a game
+      // that has just begun.
+      if (d.status === 'live' && (was === 'waiting' || (!was && d.you !== 'spectator' && !d.moves.length))) {
+        playSound('start');
+      }
       st = d;
       v = msg.v;
       receivedAt = performance.now();
@@ -339,6 +347,7 @@ export function showGame(main, id, token) {
     v = msg.v;
     if (msg.t === 'move') {
       receivedAt = performance.now(); // the clock in this event is as of now
+      const taken = parseBoard(st.fen).has(d.ply.to);
       st.moves.push(d.ply);
       for (const k of ['fen', 'turn', 'check', 'pools', 'legal', 'clock', 'status', 'draw_offer', 'abortable', 'first_move']) {
         if (k in d) st[k] = d[k];
@@ -346,6 +355,9 @@ export function showGame(main, id, token) {
       pendingAnim = { from: d.ply.from, to: d.ply.to, reveal: d.ply.reveal };
       notice = '';
       noticeCode = '';
+      playSound(taken ? 'capture' : 'move');
+      if (d.ply.reveal) playSound('reveal');
+      if (st.check) playSound('check');
       render();
     } else if (msg.t === 'end') {
       st.end = d;
@@ -357,6 +369,7 @@ export function showGame(main, id, token) {
       st.first_move = null;
       notice = ''; // a draw declined or a refused move is no news on the result screen
       noticeCode = '';
+      playSound('end');
       if (st.clock) {
         freezeClock();
         st.clock.running = null;
@@ -609,7 +622,15 @@ export function showGame(main, id, token) {
     ].filter(Boolean));
     const scroll = side.querySelector('.moves-scroll');
     scroll.scrollTop = scroll.scrollHeight;
+    turnTitle();
     tick();
+  }
+
+  // The tab's title tells a player whose move it is, even from another tab.
+  function turnTitle() {
+    const mine = st.status === 'live' && st.you === st.turn;
+    const plain = currentLang() === 'zh' ? '揭棋 Jieqi' : 'Jieqi 揭棋';
+    document.title = mine ? `● ${t('yourTurnTitle')} · ${t('title')}` : plain;
   }
 
   function tick() {
@@ -632,10 +653,17 @@ export function showGame(main, id, token) {
       box.classList.toggle('running', running);
       box.classList.toggle('low', left < 10000);
       const stEl = box.querySelector('.step-time');
+      const step = running && c.move_left_ms !== null ? c.move_left_ms - elapsed : null;
       if (stEl) {
-        const step = running && c.move_left_ms !== null ? c.move_left_ms - elapsed : st.time.move_ms;
-        stEl.textContent = `${t('stepTime')} ${fmtClock(step)}`;
-        stEl.classList.toggle('low', running && step < 10000);
+        stEl.textContent = `${t('stepTime')} ${fmtClock(step === null ? st.time.move_ms : step)}`;
+        stEl.classList.toggle('low', running && step !== null && step < 10000);
+      }
+      // One tick when our own time (game or move) falls under ten seconds, once a turn.
+      if (color === st.you) {
+        const low = running && Math.min(left, step === null ? Infinity : step) < 10000;
+        if (low && !lowTimeWarned) playSound('lowtime');
+        if (!running) lowTimeWarned = false;
+        else if (low) lowTimeWarned = true;
       }
     }
   }

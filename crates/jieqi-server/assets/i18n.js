@@ -422,6 +422,9 @@ addStrings({
     boardTheme_wood: '木纹',
     boardTheme_green: '青绿',
     boardTheme_slate: '石板',
+    soundOn: '声音开',
+    soundOff: '声音关',
+    yourTurnTitle: '你的回合',
   },
   en: {
     flipBoard: 'Flip board',
@@ -434,5 +437,8 @@ addStrings({
     boardTheme_wood: 'Wood',
     boardTheme_green: 'Green',
     boardTheme_slate: 'Slate',
+    soundOn: 'Sound on',
+    soundOff: 'Sound off',
+    yourTurnTitle: 'Your turn',
   },
 });

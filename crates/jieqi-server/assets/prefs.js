@@ -1,5 +1,5 @@
 // What this browser remembers about the board (localStorage): which side is at the
-// bottom, the piece style and the board theme; and the small
+// bottom, the piece style, the board theme and whether sounds play; and the small
 // settings panel that changes them on the game, replay and analysis pages.
 
 import { t, onLangChange } from './i18n.js';
@@ -10,10 +10,10 @@ export const PIECE_STYLES = ['simplified', 'traditional', 'western'];
 /** Board themes (the `theme-NAME` class on the board's SVG). */
 export const THEMES = ['wood', 'green', 'slate'];
 
-const KEYS = { flip: 'jieqi.flip', pieces: 'jieqi.pieces', theme: 'jieqi.theme' };
+const KEYS = { flip: 'jieqi.flip', pieces: 'jieqi.pieces', theme: 'jieqi.theme', muted: 'jieqi.muted' };
 const listeners = [];
 
-/** The remembered choices: `{flip, pieces, theme}`. `flip` turns the board
+/** The remembered choices: `{flip, pieces, theme, muted}`. `flip` turns the board
  * round from its usual side (a player's own side, Red for spectators). */
 export function prefs() {
   const pieces = recall(KEYS.pieces, 'simplified');
@@ -22,10 +22,11 @@ export function prefs() {
     flip: recall(KEYS.flip, '0') === '1',
     pieces: PIECE_STYLES.includes(pieces) ? pieces : 'simplified',
     theme: THEMES.includes(theme) ? theme : 'wood',
+    muted: recall(KEYS.muted, '0') === '1',
   };
 }
 
-/** Change one choice (`flip`, `pieces`, `theme`), remember it, tell the boards. */
+/** Change one choice (`flip`, `pieces`, `theme`, `muted`), remember it, tell the boards. */
 export function setPref(key, value) {
   if (!(key in KEYS)) return;
   remember(KEYS[key], typeof value === 'boolean' ? (value ? '1' : '0') : String(value));
@@ -47,8 +48,8 @@ function select(id, key, values, labelKey) {
 
 /**
  * The row of board controls: a settings button that opens the panel of piece style and
- * board theme, and when asked a flip button.
- * @param {{flip?: boolean}} what
+ * board theme, and when asked a flip button and a sound switch.
+ * @param {{flip?: boolean, sound?: boolean}} what
  */
 export function boardTools(what = {}) {
   const bar = h('div', { class: 'board-tools', id: 'board-tools' });
@@ -68,6 +69,14 @@ export function boardTools(what = {}) {
         'aria-pressed': String(p.flip),
         onclick: () => setPref('flip', !prefs().flip),
       }, `⇅ ${t('flipBoard')}`) : null,
+      what.sound ? h('button', {
+        type: 'button',
+        id: 'sound-toggle',
+        title: t(p.muted ? 'soundOff' : 'soundOn'),
+        'aria-pressed': String(p.muted),
+        dataset: { muted: String(p.muted) },
+        onclick: () => setPref('muted', !prefs().muted),
+      }, p.muted ? `🔇 ${t('soundOff')}` : `🔊 ${t('soundOn')}`) : null,
       h('button', {
         type: 'button',
         id: 'board-settings',

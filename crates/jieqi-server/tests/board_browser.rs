@@ -8,6 +8,9 @@
 //! - `piece_styles_and_themes`: traditional characters (in the embedded font), Western
 //!   letters and a green board chosen in the settings panel, remembered, and used on the
 //!   replay and analysis boards.
+//! - `sounds_and_turn_title`: the sounds asked for (start, move, reveal, capture, end;
+//!   recorded, not listened to), the mute switch remembered, and the tab title saying
+//!   "Your turn".
 
 use std::net::SocketAddr;
 
@@ -94,6 +97,15 @@ impl Stage {
             self.rt.block_on(s.shutdown());
         }
     }
+}
+
+fn wait_plies(b: &Browser, n: usize) {
+    b.wait(
+        &format!("{n} plies in the move list"),
+        "return document.querySelectorAll('#moves td.ply').length === arguments[0];",
+        json!([n]),
+        WAIT,
+    );
 }
 
 /// Whether the piece on `sq` is drawn in the lower half of the board.
@@ -279,5 +291,78 @@ fn piece_styles_and_themes() {
         json!([]),
         WAIT,
     );
+    f.finish();
+}
+
+/// The sounds the page asked for (its `window.jieqiSounds` record), as
+/// `name` or `name (muted)`.
+fn sounds(b: &Browser) -> Vec<String> {
+    let v = b.script(
+        "return (window.jieqiSounds || []).map(s => s.played ? s.name : s.name + ' (muted)');",
+        json!([]),
+    );
+    v.as_array()
+        .map(|a| {
+            a.iter()
+                .filter_map(|s| s.as_str().map(str::to_string))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn wait_title(b: &Browser, title: &str) {
+    b.wait(
+        &format!("the title {title:?}"),
+        "return document.title === arguments[0];",
+        json!([title]),
+        WAIT,
+    );
+}
+
+#[test]
+fn sounds_and_turn_title() {
+    let f = Stage::start();
+    let b = &f.b;
+    let (_id, mut black) = f.play_red();
+    wait_title(b, "● Your turn · Jieqi");
+    assert_eq!(sounds(b), ["start"], "the game starts");
+
+    // Red's face-down cannon moves and shows what it is; then it is Black's turn.
+    click_a_move(b, Some(("h2", "e2")));
+    wait_plies(b, 1);
+    wait_title(b, "Jieqi 揭棋");
+    assert_eq!(sounds(b), ["start", "move", "reveal"]);
+    f.send(&mut black, "move", json!({ "uci": "a6a5" }));
+    wait_plies(b, 2);
+    wait_title(b, "● Your turn · Jieqi");
+
+    // Muted (and remembered): still asked for, not played.
+    b.click("#sound-toggle");
+    b.wait_for("#sound-toggle[data-muted=true]");
+    b.script("location.reload();", json!([]));
+    b.wait_for("#sound-toggle[data-muted=true]");
+    wait_title(b, "● Your turn · Jieqi");
+    click_a_move(b, Some(("b2", "b4")));
+    wait_plies(b, 3);
+    // Black's face-down cannon jumps Red's piece on b4 and takes the horse on b0.
+    f.send(&mut black, "move", json!({ "uci": "b7b0" }));
+    wait_plies(b, 4);
+    b.wait(
+        "the capture asked for",
+        "return (window.jieqiSounds || []).some(s => s.name === 'capture' && !s.played);",
+        json!([]),
+        WAIT,
+    );
+    assert!(
+        sounds(b).iter().all(|s| s.ends_with("(muted)")),
+        "nothing plays while muted: {:?}",
+        sounds(b)
+    );
+    b.click("#sound-toggle");
+    b.wait_for("#sound-toggle[data-muted=false]");
+    f.send(&mut black, "resign", Value::Null);
+    b.wait_for("#result");
+    wait_title(b, "Jieqi 揭棋");
+    assert_eq!(sounds(b).last().map(String::as_str), Some("end"));
     f.finish();
 }
