@@ -9,6 +9,7 @@ import { seatName } from './account.js';
 import { ChatPanel } from './chat.js';
 import { prefs, onPrefsChange, boardTools } from './prefs.js';
 import { playSound } from './sounds.js';
+import { readMove } from './moveinput.js';
 
 const ROLES = ['R', 'N', 'B', 'A', 'C', 'P'];
 const STATE_CHANGES = new Set(['move', 'end', 'draw', 'rematch']);
@@ -225,21 +226,56 @@ export function showGame(main, id, token) {
   // The chat panel lives beside the redrawn side panel, so a redraw keeps what is typed.
   const chat = new ChatPanel((type, d) => send(type, d));
   const tools = boardTools({ flip: true, sound: true });
-  main.replaceChildren(h('div', { class: 'game-page' }, banner, h('div', { class: 'board-wrap' }, boardBox, tooltip, tools),
+  // Moves typed on the keyboard (moveinput.js), under the board.
+  const moveInput = h('input', { type: 'text', id: 'move-input', autocomplete: 'off', spellcheck: 'false' });
+  const moveInputError = h('div', { class: 'move-input-error', id: 'move-input-error', role: 'alert' });
+  const moveInputLabel = h('span', { class: 'muted' });
+  const moveForm = h('form', {
+    class: 'move-input hidden',
+    id: 'move-input-form',
+    onsubmit: (e) => {
+      e.preventDefault();
+      typedMove();
+    },
+  }, h('label', { for: 'move-input' }, moveInputLabel), moveInput, moveInputError);
+  main.replaceChildren(h('div', { class: 'game-page' }, banner, h('div', { class: 'board-wrap' }, boardBox, tooltip, tools, moveForm),
     h('div', { class: 'side-col' }, side, chat.el)));
 
   const view = new BoardView(boardBox, {
     onMove: (uci) => {
-      if (send('move', { uci }, v)) return;
-      // No connection: the move is refused where the player can see it, and the board
-      // goes back to the position the server last sent (a move is never kept for later:
-      // the position may have changed by the time the connection is back).
-      notice = t('moveNotSent');
-      noticeCode = 'offline';
-      render();
+      playMove(uci);
     },
     onHover: (sq, letter, e) => hover(sq, letter, e),
   });
+
+  function playMove(uci) {
+    if (send('move', { uci }, v)) return;
+    // No connection: the move is refused where the player can see it, and the board
+    // goes back to the position the server last sent (a move is never kept for later:
+    // the position may have changed by the time the connection is back).
+    notice = t('moveNotSent');
+    noticeCode = 'offline';
+    render();
+  }
+
+  function typedMove() {
+    const text = moveInput.value;
+    const say = (code, extra = '') => {
+      moveInputError.textContent = code ? t(`input_${code}`).replace('{m}', text.trim()).replace('{list}', extra) : '';
+      if (code) moveInputError.dataset.code = code;
+      else delete moveInputError.dataset.code;
+    };
+    if (!st || st.status !== 'live' || st.you !== st.turn) return say('notYourTurn');
+    if (browsing !== null) browse(null);
+    const r = readMove(text, parseBoard(st.fen), st.legal);
+    if (r.error) return say(r.error, (r.candidates || []).join(', '));
+    say(null);
+    moveInput.value = '';
+    view.select(null);
+    view.legal = [];
+    playMove(r.uci);
+    return null;
+  }
 
   function send(type, d, version) {
     if (!ws || ws.readyState !== WebSocket.OPEN) return false;
@@ -428,6 +464,7 @@ export function showGame(main, id, token) {
     const board = parseBoard(st.fen);
     const last = st.moves.length ? st.moves[st.moves.length - 1] : null;
     const live = st.status === 'live';
+    const player = st.you === 'red' || st.you === 'black';
     view.setPosition(board, {
       lastMove: last ? { from: last.from, to: last.to } : null,
       check: st.check ? kingSquare(board, st.turn) : null,
@@ -436,6 +473,7 @@ export function showGame(main, id, token) {
       peek: st.end && st.end.deal ? dealMap(st.end.deal) : null,
     });
     pendingAnim = null;
+    moveForm.classList.toggle('hidden', !(live && player));
     boardBox.dataset.turn = st.turn;
     boardBox.dataset.status = st.status;
     renderSide();
@@ -714,8 +752,14 @@ export function showGame(main, id, token) {
     else return;
     e.preventDefault();
   });
+  const drawInputLabel = () => {
+    moveInputLabel.textContent = t('moveInputLabel');
+    moveInput.placeholder = t('moveInputHint');
+  };
+  drawInputLabel();
   onPrefsChange(() => render());
   onLangChange(() => {
+    drawInputLabel();
     chat.draw();
     render();
     if (!connected && st) banner.textContent = t('reconnecting');

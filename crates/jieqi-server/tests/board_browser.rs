@@ -11,6 +11,8 @@
 //! - `sounds_and_turn_title`: the sounds asked for (start, move, reveal, capture, end;
 //!   recorded, not listened to), the mute switch remembered, and the tab title saying
 //!   "Your turn".
+//! - `keyboard_move_input`: moves typed as 「炮二平五」, `C8+2` and `a3a4`; a clear
+//!   error for an unreadable, illegal, ambiguous or untimely entry.
 
 use std::net::SocketAddr;
 
@@ -364,5 +366,95 @@ fn sounds_and_turn_title() {
     b.wait_for("#result");
     wait_title(b, "Jieqi 揭棋");
     assert_eq!(sounds(b).last().map(String::as_str), Some("end"));
+    f.finish();
+}
+
+/// Types `text` into the element `css` with the keyboard, then Enter.
+fn type_and_enter(b: &Browser, css: &str, text: &str) {
+    let id = b
+        .find(css)
+        .unwrap_or_else(|| b.fail(&format!("no element {css}")));
+    b.script(
+        "document.querySelector(arguments[0]).value = '';",
+        json!([css]),
+    );
+    let keys = format!("{text}\u{E007}");
+    if let Err(e) = b.cmd(
+        "POST",
+        &format!("/element/{id}/value"),
+        Some(json!({ "text": keys })),
+    ) {
+        b.fail(&format!("type into {css}: {e}"));
+    }
+}
+
+fn ply_text(b: &Browser, n: usize) -> String {
+    b.text(&format!("#moves td.ply[data-n='{n}']"))
+}
+
+fn wait_input_error(b: &Browser, code: &str) {
+    b.wait(
+        &format!("the input error {code}"),
+        "const e = document.querySelector('#move-input-error'); return !!e && e.dataset.code === arguments[0] && e.textContent.length > 0;",
+        json!([code]),
+        WAIT,
+    );
+}
+
+#[test]
+fn keyboard_move_input() {
+    let f = Stage::start();
+    let b = &f.b;
+    let (_id, mut black) = f.play_red();
+    b.wait_for("#move-input-form:not(.hidden)");
+
+    // Chinese: the face-down piece on h2 moves as the cannon it started as.
+    type_and_enter(b, "#move-input", "炮二平五");
+    wait_plies(b, 1);
+    assert!(ply_text(b, 1).starts_with("炮二平五"), "{}", ply_text(b, 1));
+    // Typed while it is not our move.
+    type_and_enter(b, "#move-input", "C8+2");
+    wait_input_error(b, "notYourTurn");
+    f.send(&mut black, "move", json!({ "uci": "a6a5" }));
+    wait_plies(b, 2);
+
+    // WXF, then UCI.
+    type_and_enter(b, "#move-input", "C8+2");
+    wait_plies(b, 3);
+    assert!(ply_text(b, 3).starts_with("炮八进二"), "{}", ply_text(b, 3));
+    assert_eq!(b.text("#move-input-error"), "", "no error left");
+    f.send(&mut black, "move", json!({ "uci": "i6i5" }));
+    wait_plies(b, 4);
+    type_and_enter(b, "#move-input", "z9z9");
+    wait_input_error(b, "unreadable");
+    // The chariot on i0 cannot pass its own pawn on i3.
+    type_and_enter(b, "#move-input", "R1+9");
+    wait_input_error(b, "illegal");
+    assert!(
+        b.text("#move-input-error").contains("R1+9"),
+        "the error names the entry"
+    );
+    type_and_enter(b, "#move-input", "a3a4");
+    wait_plies(b, 5);
+    assert_eq!(
+        b.script(
+            "return !!document.querySelector('svg.board .piece[data-sq=a4]') && !document.querySelector('svg.board .piece[data-sq=a3]');",
+            json!([])
+        ),
+        json!(true)
+    );
+
+    // Two cannons on one file: 「炮五平六」 needs 前 or 后.
+    let read = |text: &str| {
+        b.script(
+            "return Promise.all([import('/assets/moveinput.js'), import('/assets/notation.js')])
+               .then(([m, n]) => m.readMove(arguments[0], n.parseBoard('4k4/9/9/9/9/9/4C4/9/4C4/4K4'), ['e3e4', 'e1e2', 'e3d3', 'e1d1']));",
+            json!([text]),
+        )
+    };
+    assert_eq!(read("炮五平六")["error"], "ambiguous");
+    assert_eq!(read("炮五平六")["candidates"], json!(["e3d3", "e1d1"]));
+    assert_eq!(read("前炮平六")["uci"], "e3d3");
+    assert_eq!(read("C-+1")["uci"], "e1e2");
     f.finish();
 }
