@@ -1,7 +1,7 @@
 // The SVG xiangqi board: lines, river, palaces, point markers, pieces as discs,
 // face-down pieces as blank discs; click or drag to move; reveal and move animations.
 
-import { FILES, parseSquare, squareName, pieceChar, isRed } from './notation.js';
+import { FILES, parseSquare, squareName, pieceChar, isRed, startRole } from './notation.js';
 import { prefs, onPrefsChange } from './prefs.js';
 
 const NS = 'http://www.w3.org/2000/svg';
@@ -51,7 +51,7 @@ function el(name, attrs = {}, parent = null) {
 export class BoardView {
   /**
    * @param {HTMLElement} container
-   * @param {{onMove?: (uci: string) => void, onHover?: (sq: string|null, letter: string|null, ev: PointerEvent) => void}} hooks
+   * @param {{onMove?: (uci: string) => void, onPremove?: (uci: string|null) => void, onHover?: (sq: string|null, letter: string|null, ev: PointerEvent) => void}} hooks
    */
   constructor(container, hooks = {}) {
     this.hooks = hooks;
@@ -60,6 +60,8 @@ export class BoardView {
     this.legal = [];
     this.selected = null;
     this.drag = null;
+    this.premoveColor = null; // the side that may premove now (not to move), or null
+    this.premove = null; // {from, to} waiting for our turn
     this.svg = el('svg', {
       viewBox: `0 0 ${W} ${H}`,
       class: 'board',
@@ -79,6 +81,9 @@ export class BoardView {
     this.svg.addEventListener('pointermove', (e) => this.pointerMove(e));
     this.svg.addEventListener('pointerup', (e) => this.pointerUp(e));
     this.svg.addEventListener('pointercancel', () => this.cancelDrag());
+    this.svg.addEventListener('contextmenu', (e) => {
+      if (this.hooks.onPremove) e.preventDefault(); // a right click cancels a premove
+    });
     this.svg.addEventListener('pointerleave', (e) => {
       if (this.hooks.onHover) this.hooks.onHover(null, null, e);
     });
@@ -223,13 +228,58 @@ export class BoardView {
     this.checkSq = opts.check || null;
     this.legal = opts.legal || [];
     this.peekMap = opts.peek || null;
+    this.premoveColor = opts.premoveColor || null;
     if (this.selected && !this.destinations(this.selected).length) this.selected = null;
     this.cancelDrag();
     this.redraw(opts.animate || null);
   }
 
   destinations(from) {
-    return this.legal.filter((m) => m.slice(0, 2) === from).map((m) => m.slice(2, 4));
+    const legal = this.legal.filter((m) => m.slice(0, 2) === from).map((m) => m.slice(2, 4));
+    return legal.length ? legal : this.premoveDests(from);
+  }
+
+  /** Where a piece of the side that may premove could go by its moves' shape (a
+   * face-down piece by its start square's role), whatever stands in the way: the
+   * server's legal moves decide when the turn comes. */
+  premoveDests(from) {
+    const letter = this.board.get(from);
+    if (!letter || !this.premoveColor || (isRed(letter) ? 'red' : 'black') !== this.premoveColor) return [];
+    const red = isRed(letter);
+    const role = letter === 'X' || letter === 'x' ? startRole(from) : letter.toUpperCase();
+    const [f, r] = parseSquare(from);
+    const out = new Set();
+    const add = (df, dr) => {
+      const nf = f + df;
+      const nr = r + dr;
+      if (nf < 0 || nf > 8 || nr < 0 || nr > 9) return;
+      const sq = squareName(nf, nr);
+      const there = this.board.get(sq);
+      if (!there || isRed(there) !== red) out.add(sq);
+    };
+    const steps = {
+      N: [[1, 2], [2, 1], [2, -1], [1, -2], [-1, -2], [-2, -1], [-2, 1], [-1, 2]],
+      B: [[2, 2], [2, -2], [-2, 2], [-2, -2]],
+      A: [[1, 1], [1, -1], [-1, 1], [-1, -1]],
+      K: [[1, 0], [-1, 0], [0, 1], [0, -1]],
+      P: [[0, red ? 1 : -1], [1, 0], [-1, 0]],
+    };
+    if (role === 'R' || role === 'C') {
+      for (let i = -9; i <= 9; i++) {
+        if (!i) continue;
+        add(i, 0);
+        add(0, i);
+      }
+    } else {
+      for (const [df, dr] of steps[role] || []) add(df, dr);
+    }
+    return [...out];
+  }
+
+  /** Show (or with null clear) the premove waiting for our turn. */
+  setPremove(p) {
+    this.premove = p;
+    this.drawMarks();
   }
 
   redraw(animate) {
@@ -291,6 +341,13 @@ export class BoardView {
       for (const sq of [this.lastMove.from, this.lastMove.to]) {
         const [x, y] = this.xy(sq);
         el('rect', { x: x - S / 2 + 3, y: y - S / 2 + 3, width: S - 6, height: S - 6, rx: 6, class: 'last' }, g);
+      }
+    }
+    if (this.premove) {
+      for (const sq of [this.premove.from, this.premove.to]) {
+        const [x, y] = this.xy(sq);
+        const mark = el('rect', { x: x - S / 2 + 3, y: y - S / 2 + 3, width: S - 6, height: S - 6, rx: 6, class: 'premove' }, g);
+        mark.dataset.sq = sq;
       }
     }
     if (this.checkSq) {
@@ -371,6 +428,14 @@ export class BoardView {
   tryMove(from, to) {
     if (!this.destinations(from).includes(to)) return false;
     const uci = from + to;
+    if (!this.legal.includes(uci)) {
+      // Not our turn: kept as the premove, played when the turn comes.
+      this.selected = null;
+      this.drawHints();
+      this.setPremove({ from, to });
+      if (this.hooks.onPremove) this.hooks.onPremove(uci);
+      return true;
+    }
     this.selected = null;
     this.legal = [];
     this.drawHints();
@@ -379,6 +444,12 @@ export class BoardView {
   }
 
   pointerDown(e) {
+    // Any click on the board, or a right click, cancels a premove.
+    if (this.premove) {
+      this.setPremove(null);
+      if (this.hooks.onPremove) this.hooks.onPremove(null);
+      if (e.button === 2) return;
+    }
     if (e.button !== undefined && e.button !== 0) return;
     const [x, y] = this.svgPoint(e);
     const sq = this.squareAt(x, y);
@@ -441,6 +512,11 @@ export class BoardView {
     const g = this.pieceEls.get(drag.from);
     if (g) g.classList.remove('dragging');
     if (to && to !== drag.from && this.tryMove(drag.from, to)) {
+      const pre = this.premove && this.premove.from === drag.from && this.premove.to === to;
+      if (pre) {
+        if (g) this.place(g, drag.from); // a premove: the piece waits on its square
+        return;
+      }
       if (g) this.place(g, to); // stays where it was dropped until the server answers
       this.dropped = { from: drag.from, to };
       return;

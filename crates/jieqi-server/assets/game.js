@@ -218,6 +218,7 @@ export function showGame(main, id, token) {
   let pendingAnim = null;
   let browsing = null; // plies shown when looking back through the move list, null = live
   let lowTimeWarned = false; // the low-time tick sounded during this turn of ours
+  let premove = null; // a move (UCI) made before our turn, played when it comes
 
   const boardBox = h('div', { class: 'board-box' });
   const tooltip = h('div', { class: 'tooltip hidden', id: 'odds' });
@@ -242,8 +243,11 @@ export function showGame(main, id, token) {
     h('div', { class: 'side-col' }, side, chat.el)));
 
   const view = new BoardView(boardBox, {
-    onMove: (uci) => {
-      playMove(uci);
+    onMove: (uci) => playMove(uci),
+    onPremove: (uci) => {
+      premove = uci;
+      if (uci) boardBox.dataset.premove = uci;
+      else delete boardBox.dataset.premove;
     },
     onHover: (sq, letter, e) => hover(sq, letter, e),
   });
@@ -256,6 +260,26 @@ export function showGame(main, id, token) {
     notice = t('moveNotSent');
     noticeCode = 'offline';
     render();
+  }
+
+  function clearPremove() {
+    premove = null;
+    view.setPremove(null);
+    delete boardBox.dataset.premove;
+  }
+
+  // Our turn has come with a premove waiting: play it if it is legal now, else say so.
+  function playPremove() {
+    const uci = premove;
+    clearPremove();
+    if (st.legal.includes(uci)) {
+      view.legal = [];
+      playMove(uci);
+      return;
+    }
+    notice = t('premoveCancelled').replace('{m}', uci);
+    noticeCode = 'premove_cancelled';
+    renderSide();
   }
 
   function typedMove() {
@@ -454,6 +478,7 @@ export function showGame(main, id, token) {
         check: ply && ply.check ? kingSquare(boards[browsing], ply.color === 'red' ? 'black' : 'red') : null,
       });
       pendingAnim = null;
+      if (premove && st.status === 'live' && st.turn === st.you) playPremove();
       boardBox.dataset.browsing = String(browsing);
       boardBox.dataset.turn = st.turn;
       boardBox.dataset.status = st.status;
@@ -471,9 +496,12 @@ export function showGame(main, id, token) {
       legal: live ? st.legal : [],
       animate: pendingAnim,
       peek: st.end && st.end.deal ? dealMap(st.end.deal) : null,
+      premoveColor: live && player && st.turn !== st.you ? st.you : null,
     });
     pendingAnim = null;
     moveForm.classList.toggle('hidden', !(live && player));
+    if (!live) clearPremove();
+    else if (premove && st.turn === st.you) playPremove();
     boardBox.dataset.turn = st.turn;
     boardBox.dataset.status = st.status;
     renderSide();
@@ -746,6 +774,7 @@ export function showGame(main, id, token) {
     const at = browsing === null ? st.moves.length : browsing;
     if (e.key === 'Escape') {
       view.select(null);
+      clearPremove();
       if (browsing !== null) browse(null);
     } else if (e.key === 'ArrowLeft') browse(at - 1);
     else if (e.key === 'ArrowRight') browse(at + 1);

@@ -432,6 +432,7 @@ addStrings({
     input_illegal: '「{m}」不是当前局面的合法着法',
     input_ambiguous: '「{m}」可指多步棋（{list}）：请用 前/后 或 +/- 指明是哪个棋子',
     input_notYourTurn: '现在不是你走棋',
+    premoveCancelled: '预走 {m} 已取消：轮到你时它不合法',
   },
   en: {
     flipBoard: 'Flip board',
@@ -454,5 +455,6 @@ addStrings({
     input_illegal: '"{m}" is not a legal move here',
     input_ambiguous: '"{m}" could be several moves ({list}): say which piece with 前/后 or +/-',
     input_notYourTurn: 'It is not your move',
+    premoveCancelled: 'Premove {m} cancelled: it was not legal when your turn came',
   },
 });

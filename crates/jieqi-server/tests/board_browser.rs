@@ -13,6 +13,8 @@
 //!   "Your turn".
 //! - `keyboard_move_input`: moves typed as 「炮二平五」, `C8+2` and `a3a4`; a clear
 //!   error for an unreadable, illegal, ambiguous or untimely entry.
+//! - `premove_played_or_cancelled`: a premove shown, cancelled by a right click or a
+//!   click elsewhere, cancelled (and said so) when illegal at our turn, played when legal.
 
 use std::net::SocketAddr;
 
@@ -456,5 +458,103 @@ fn keyboard_move_input() {
     assert_eq!(read("炮五平六")["candidates"], json!(["e3d3", "e1d1"]));
     assert_eq!(read("前炮平六")["uci"], "e3d3");
     assert_eq!(read("C-+1")["uci"], "e1e2");
+    f.finish();
+}
+
+/// A right click at the centre of `css`.
+fn right_click(b: &Browser, css: &str) {
+    let at = b.script(
+        "const r = document.querySelector(arguments[0]).getBoundingClientRect();
+         return [Math.round(r.left + r.width / 2), Math.round(r.top + r.height / 2)];",
+        json!([css]),
+    );
+    let actions = json!({ "actions": [{
+        "type": "pointer", "id": "mouse", "parameters": { "pointerType": "mouse" },
+        "actions": [
+            { "type": "pointerMove", "duration": 0, "origin": "viewport", "x": at[0], "y": at[1] },
+            { "type": "pointerDown", "button": 2 },
+            { "type": "pointerUp", "button": 2 },
+        ],
+    }]});
+    if let Err(e) = b.cmd("POST", "/actions", Some(actions)) {
+        b.fail(&format!("right click {css}: {e}"));
+    }
+    let _ = b.cmd("DELETE", "/actions", None);
+}
+
+fn premove_marks(b: &Browser) -> Value {
+    b.script(
+        "return [[...document.querySelectorAll('svg.board .premove')].map(e => e.dataset.sq), document.querySelector('.board-box').dataset.premove || null];",
+        json!([]),
+    )
+}
+
+/// Clicks the piece on `from`, then its (premove) destination `to`.
+fn premove(b: &Browser, from: &str, to: &str) {
+    b.click(&format!(".piece[data-sq='{from}']"));
+    b.click(&format!(".dest[data-sq='{to}']"));
+    b.wait(
+        "the premove shown",
+        "return document.querySelector('.board-box').dataset.premove === arguments[0] && document.querySelectorAll('svg.board .premove').length === 2;",
+        json!([format!("{from}{to}")]),
+        WAIT,
+    );
+}
+
+#[test]
+fn premove_played_or_cancelled() {
+    let f = Stage::start();
+    let b = &f.b;
+    let (_id, mut black) = f.play_red();
+    click_a_move(b, Some(("a3", "a4")));
+    wait_plies(b, 1);
+
+    // Black to move: Red premoves its chariot, then takes it back with a right click.
+    premove(b, "i0", "i4");
+    assert_eq!(premove_marks(b), json!([["i0", "i4"], "i0i4"]));
+    b.shot("board-premove");
+    right_click(b, "svg.board .wood");
+    b.wait(
+        "the premove cancelled",
+        "return !document.querySelector('svg.board .premove') && !document.querySelector('.board-box').dataset.premove;",
+        json!([]),
+        WAIT,
+    );
+
+    // Made again; when the turn comes it is illegal (the pawn on i3 blocks): cancelled,
+    // and the player told.
+    premove(b, "i0", "i4");
+    f.send(&mut black, "move", json!({ "uci": "a6a5" }));
+    wait_plies(b, 2);
+    b.wait_for("#notice[data-code=premove_cancelled]");
+    assert_eq!(premove_marks(b), json!([[], null]));
+    b.wait_for("#status.mine");
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    assert_eq!(
+        b.script(
+            "return document.querySelectorAll('#moves td.ply').length;",
+            json!([])
+        ),
+        json!(2),
+        "nothing played"
+    );
+
+    // A click elsewhere cancels; a legal premove is played as soon as the turn comes.
+    click_a_move(b, Some(("i3", "i4")));
+    wait_plies(b, 3);
+    premove(b, "h2", "h4");
+    b.click(".piece[data-sq='e9']");
+    b.wait(
+        "the premove cancelled by a click",
+        "return !document.querySelector('svg.board .premove');",
+        json!([]),
+        WAIT,
+    );
+    premove(b, "h2", "h4");
+    f.send(&mut black, "move", json!({ "uci": "i6i5" }));
+    wait_plies(b, 5);
+    assert!(ply_text(b, 5).starts_with("炮二进二"), "{}", ply_text(b, 5));
+    assert_eq!(premove_marks(b), json!([[], null]));
+    assert!(b.find("#notice[data-code=premove_cancelled]").is_none());
     f.finish();
 }
