@@ -76,7 +76,7 @@ export function boardTools(what = {}) {
         'aria-pressed': String(p.muted),
         dataset: { muted: String(p.muted) },
         onclick: () => setPref('muted', !prefs().muted),
-      }, p.muted ? `🔇 ${t('soundOff')}` : `🔊 ${t('soundOn')}`) : null,
+      }, `♪ ${t(p.muted ? 'soundOff' : 'soundOn')}`) : null,
       h('button', {
         type: 'button',
         id: 'board-settings',
