@@ -11,6 +11,7 @@
 //! - `sounds_and_turn_title`: the sounds asked for (start, move, reveal, capture, end;
 //!   recorded, not listened to), the mute switch remembered, and the tab title saying
 //!   "Your turn".
+//! - `low_time_sound_once_a_turn`: the low-time tick when the step time runs low, once.
 //! - `keyboard_move_input`: moves typed as 「炮二平五」, `C8+2` and `a3a4`; a clear
 //!   error for an unreadable, illegal, ambiguous or untimely entry.
 //! - `premove_played_or_cancelled`: a premove shown, cancelled by a right click or a
@@ -63,12 +64,14 @@ impl Stage {
         }
     }
 
-    /// A friend game, Red the creator: (id, Red's token, Black's token).
-    fn friend_game(&self) -> (String, String, String) {
-        let g = self.rt.block_on(common::create(
-            self.addr,
-            json!({ "opponent": "friend", "color": "red", "time": "10+5" }),
-        ));
+    /// A friend game with these settings, Red the creator: (id, Red's token, Black's
+    /// token).
+    fn friend_game(&self, settings: Value) -> (String, String, String) {
+        let mut body = json!({ "opponent": "friend", "color": "red", "time": "10+5" });
+        for (k, v) in settings.as_object().into_iter().flatten() {
+            body[k] = v.clone();
+        }
+        let g = self.rt.block_on(common::create(self.addr, body));
         (g.id, g.token, g.invite.expect("the friend's seat"))
     }
 
@@ -85,7 +88,12 @@ impl Stage {
 
     /// The browser plays Red in a new friend game whose Black seat is `black` here.
     fn play_red(&self) -> (String, WsClient) {
-        let (id, red_token, black_token) = self.friend_game();
+        self.play_red_with(json!({}))
+    }
+
+    /// The same with other game settings.
+    fn play_red_with(&self, settings: Value) -> (String, WsClient) {
+        let (id, red_token, black_token) = self.friend_game(settings);
         let black = self.socket(&id, Some(&black_token));
         self.b
             .goto(&format!("{}/game/{id}?seat={red_token}", self.base));
@@ -280,7 +288,8 @@ fn piece_styles_and_themes() {
     b.script("location.reload();", json!([]));
     b.wait_for(".board-box[data-status=live] svg.board.theme-green");
     assert_eq!(piece_text(b, "e9"), "K");
-    f.send(&mut black, "resign", Value::Null);
+    // Before the first moves the game ends by an abort (a resignation is refused).
+    f.send(&mut black, "abort", Value::Null);
     b.wait_for("#result");
     b.goto(&format!("{}/replay/{id}", f.base));
     b.wait_for("svg.board.theme-green .piece[data-sq=e0]");
@@ -368,6 +377,30 @@ fn sounds_and_turn_title() {
     b.wait_for("#result");
     wait_title(b, "Jieqi 揭棋");
     assert_eq!(sounds(b).last().map(String::as_str), Some("end"));
+    f.finish();
+}
+
+#[test]
+fn low_time_sound_once_a_turn() {
+    let f = Stage::start();
+    let b = &f.b;
+    // A 12 s step time: under 10 s two seconds into Red's second turn.
+    let (_id, mut black) = f.play_red_with(json!({ "time": "10+0", "move_time": 12 }));
+    click_a_move(b, Some(("a3", "a4")));
+    wait_plies(b, 1);
+    f.send(&mut black, "move", json!({ "uci": "a6a5" }));
+    wait_plies(b, 2);
+    b.wait(
+        "the low-time tick",
+        "return (window.jieqiSounds || []).some(s => s.name === 'lowtime');",
+        json!([]),
+        WAIT,
+    );
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    let ticks = sounds(b).iter().filter(|s| s.starts_with("lowtime")).count();
+    assert_eq!(ticks, 1, "one tick a turn: {:?}", sounds(b));
+    click_a_move(b, Some(("i3", "i4")));
+    wait_plies(b, 3);
     f.finish();
 }
 
