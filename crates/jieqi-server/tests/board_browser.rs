@@ -174,7 +174,11 @@ fn flip_board_is_remembered() {
         json!([]),
         WAIT,
     );
-    assert_eq!(bottom_numbers(b), "987654321", "Black's numbers (from his right) at the bottom");
+    assert_eq!(
+        bottom_numbers(b),
+        "987654321",
+        "Black's numbers (from his right) at the bottom"
+    );
     assert_eq!(top_panel(b), "red", "the panels follow the board");
     assert_eq!(
         b.script(
@@ -397,7 +401,10 @@ fn low_time_sound_once_a_turn() {
         WAIT,
     );
     std::thread::sleep(std::time::Duration::from_millis(1500));
-    let ticks = sounds(b).iter().filter(|s| s.starts_with("lowtime")).count();
+    let ticks = sounds(b)
+        .iter()
+        .filter(|s| s.starts_with("lowtime"))
+        .count();
     assert_eq!(ticks, 1, "one tick a turn: {:?}", sounds(b));
     click_a_move(b, Some(("i3", "i4")));
     wait_plies(b, 3);
