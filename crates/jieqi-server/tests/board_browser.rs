@@ -501,27 +501,6 @@ fn keyboard_move_input() {
     f.finish();
 }
 
-/// A right click at the centre of `css`.
-fn right_click(b: &Browser, css: &str) {
-    let at = b.script(
-        "const r = document.querySelector(arguments[0]).getBoundingClientRect();
-         return [Math.round(r.left + r.width / 2), Math.round(r.top + r.height / 2)];",
-        json!([css]),
-    );
-    let actions = json!({ "actions": [{
-        "type": "pointer", "id": "mouse", "parameters": { "pointerType": "mouse" },
-        "actions": [
-            { "type": "pointerMove", "duration": 0, "origin": "viewport", "x": at[0], "y": at[1] },
-            { "type": "pointerDown", "button": 2 },
-            { "type": "pointerUp", "button": 2 },
-        ],
-    }]});
-    if let Err(e) = b.cmd("POST", "/actions", Some(actions)) {
-        b.fail(&format!("right click {css}: {e}"));
-    }
-    let _ = b.cmd("DELETE", "/actions", None);
-}
-
 fn premove_marks(b: &Browser) -> Value {
     b.script(
         "return [[...document.querySelectorAll('svg.board .premove')].map(e => e.dataset.sq), document.querySelector('.board-box').dataset.premove || null];",

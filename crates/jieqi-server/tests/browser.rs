@@ -91,25 +91,6 @@ fn start_server(rt: &tokio::runtime::Runtime, addr: SocketAddr, db: &Path) -> Se
     .expect("start the server")
 }
 
-/// Move the mouse to the centre of the element `css` (hover).
-fn hover(b: &Browser, css: &str) {
-    let at = b.script(
-        "const r = document.querySelector(arguments[0]).getBoundingClientRect();
-         return [Math.round(r.left + r.width / 2), Math.round(r.top + r.height / 2)];",
-        json!([css]),
-    );
-    let actions = json!({ "actions": [{
-        "type": "pointer", "id": "mouse", "parameters": { "pointerType": "mouse" },
-        "actions": [
-            { "type": "pointerMove", "duration": 0, "origin": "viewport", "x": at[0].as_i64().unwrap() - 3, "y": at[1] },
-            { "type": "pointerMove", "duration": 50, "origin": "viewport", "x": at[0], "y": at[1] },
-        ],
-    }]});
-    if let Err(e) = b.cmd("POST", "/actions", Some(actions)) {
-        b.fail(&format!("hover {css}: {e}"));
-    }
-}
-
 #[test]
 fn play_the_engine_in_chromium() {
     let chromium = tool("CHROMIUM", "/usr/bin/chromium", "chromium");
