@@ -19,8 +19,8 @@
 
 use std::net::SocketAddr;
 
+use jieqi_server::Server;
 use jieqi_server::client::WsClient;
-use jieqi_server::{Config, Server};
 use serde_json::{Value, json};
 
 mod common;
@@ -44,13 +44,11 @@ impl Stage {
         let chromedriver = tool("CHROMEDRIVER", "/usr/bin/chromedriver", "chromium-driver");
         let dir = tempfile::tempdir().expect("temp dir");
         let rt = runtime();
-        let server = rt
-            .block_on(Server::start(Config {
-                addr: SocketAddr::from(([127, 0, 0, 1], 0)),
-                db: dir.path().join("board.db"),
-                ..Config::default()
-            }))
-            .expect("start the server");
+        let server = start_server(
+            &rt,
+            SocketAddr::from(([127, 0, 0, 1], 0)),
+            &dir.path().join("board.db"),
+        );
         let driver = start_driver(&chromedriver);
         let b = new_session(&driver, &chromium, &dir.path().join("profile"));
         Stage {
@@ -109,15 +107,6 @@ impl Stage {
             self.rt.block_on(s.shutdown());
         }
     }
-}
-
-fn wait_plies(b: &Browser, n: usize) {
-    b.wait(
-        &format!("{n} plies in the move list"),
-        "return document.querySelectorAll('#moves td.ply').length === arguments[0];",
-        json!([n]),
-        WAIT,
-    );
 }
 
 /// Whether the piece on `sq` is drawn in the lower half of the board.

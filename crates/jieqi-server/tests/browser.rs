@@ -10,9 +10,8 @@
 //! fails with a message saying so: it never passes without having run.
 
 use std::net::SocketAddr;
-use std::path::Path;
 
-use jieqi_server::{Config, Server};
+use jieqi_server::Server;
 use serde_json::{Value, json};
 
 mod webdriver;
@@ -80,15 +79,6 @@ fn wait_plies(b: &Browser, n: usize) {
         json!([n]),
         WAIT,
     );
-}
-
-fn start_server(rt: &tokio::runtime::Runtime, addr: SocketAddr, db: &Path) -> Server {
-    rt.block_on(Server::start(Config {
-        addr,
-        db: db.to_path_buf(),
-        ..Config::default()
-    }))
-    .expect("start the server")
 }
 
 #[test]

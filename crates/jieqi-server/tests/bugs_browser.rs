@@ -13,11 +13,11 @@
 //! - `pieces_use_the_embedded_font`: the board's characters come from the shipped font.
 
 use std::net::SocketAddr;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Duration;
 
+use jieqi_server::Server;
 use jieqi_server::client::{WsClient, http};
-use jieqi_server::{Config, Server};
 use serde_json::{Value, json};
 
 mod common;
@@ -35,15 +35,6 @@ struct Stage {
     _driver: Driver,
     rt: tokio::runtime::Runtime,
     _dir: tempfile::TempDir,
-}
-
-fn start_server(rt: &tokio::runtime::Runtime, addr: SocketAddr, db: &Path) -> Server {
-    rt.block_on(Server::start(Config {
-        addr,
-        db: db.to_path_buf(),
-        ..Config::default()
-    }))
-    .expect("start the server")
 }
 
 impl Stage {
@@ -125,15 +116,6 @@ impl Stage {
 /// The text of ply `n` in the move list.
 fn ply_text(b: &Browser, n: usize) -> String {
     b.text(&format!("#moves td.ply[data-n='{n}']"))
-}
-
-fn wait_plies(b: &Browser, n: usize) {
-    b.wait(
-        &format!("{n} plies in the move list"),
-        "return document.querySelectorAll('#moves td.ply').length === arguments[0];",
-        json!([n]),
-        WAIT,
-    );
 }
 
 /// Each side's pool total and captured pieces as the side panel shows them:

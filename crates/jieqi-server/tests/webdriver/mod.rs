@@ -427,6 +427,31 @@ pub fn click_a_move(b: &Browser, prefer: Option<(&str, &str)>) -> (String, Strin
     b.fail("no piece of ours has a legal move")
 }
 
+/// The server with its default settings on `addr` (port 0: any free one) and the
+/// database `db`.
+pub fn start_server(
+    rt: &tokio::runtime::Runtime,
+    addr: std::net::SocketAddr,
+    db: &Path,
+) -> jieqi_server::Server {
+    rt.block_on(jieqi_server::Server::start(jieqi_server::Config {
+        addr,
+        db: db.to_path_buf(),
+        ..jieqi_server::Config::default()
+    }))
+    .expect("start the server")
+}
+
+/// Waits until the move list shows exactly `n` plies.
+pub fn wait_plies(b: &Browser, n: usize) {
+    b.wait(
+        &format!("{n} plies in the move list"),
+        "return document.querySelectorAll('#moves td.ply').length === arguments[0];",
+        json!([n]),
+        WAIT,
+    );
+}
+
 /// The centre of the element `css`, in viewport pixels.
 pub fn centre(b: &Browser, css: &str) -> (i64, i64) {
     let at = b.script(
