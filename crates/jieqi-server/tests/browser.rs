@@ -419,7 +419,10 @@ fn play_the_engine_in_chromium() {
     b.click("#evaluate");
     b.wait_for("#eval-result");
 
-    let errors = b.console_errors();
+    // The server was restarted on purpose: a reconnection tried while it was down (on a
+    // loaded machine the restart outlasts the first retry) is refused, and says so.
+    let mut errors = b.console_errors();
+    errors.retain(|e| !(e.contains("/ws'") && e.contains("ERR_CONNECTION_REFUSED")));
     assert!(errors.is_empty(), "the page logged errors: {errors:#?}");
 
     b.quit();
