@@ -30,9 +30,14 @@ async fn send(ws: &mut Socket, t: &str, d: Value) {
     ws.send(Message::Text(text.into())).await.unwrap();
 }
 
+/// The longest wait for the engine's next message: a depth-3 search with the net
+/// evaluation takes well over `WAIT` when the whole suite shares two busy cores. A
+/// bound against a hang, never a speed assertion.
+const ENGINE_WAIT: Duration = Duration::from_secs(60);
+
 async fn recv(ws: &mut Socket) -> Value {
     loop {
-        let m = tokio::time::timeout(WAIT, ws.next())
+        let m = tokio::time::timeout(ENGINE_WAIT, ws.next())
             .await
             .expect("an answer in time")
             .unwrap()
