@@ -7,6 +7,7 @@
 import { t, addStrings, onLangChange } from './i18n.js';
 import { h, api } from './util.js';
 import { BoardView, miniPiece } from './board.js';
+import { boardTools } from './prefs.js';
 import { parseBoard, applyPly, chineseMove, wxfMove } from './notation.js';
 import { notationSwitch, notationMode, poolView } from './game.js';
 
@@ -141,7 +142,7 @@ export async function showAnalysis(main, { gameId = null, ply = null, seat = nul
   const side = h('div', { class: 'side analysis-side' });
   const below = h('div', { class: 'analysis-below' });
   main.replaceChildren(h('div', { class: 'game-page analysis-page' },
-    h('div', { class: 'board-wrap analysis-wrap' }, bar, boardBox, below), side));
+    h('div', { class: 'board-wrap analysis-wrap' }, bar, boardBox, below, h('div', { class: 'analysis-below' }, boardTools())), side));
   const view = new BoardView(boardBox, { onMove: (uci) => onBoardMove(uci) });
   let flipped = viewer === 'black';
   let posInfo = null; // the server's `position` for the current node

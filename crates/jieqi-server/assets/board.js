@@ -1,7 +1,8 @@
 // The SVG xiangqi board: lines, river, palaces, point markers, pieces as discs,
 // face-down pieces as blank discs; click or drag to move; reveal and move animations.
 
-import { FILES, parseSquare, squareName, pieceChar, isRed } from './notation.js';
+import { FILES, parseSquare, squareName, pieceChar, isRed, startRole } from './notation.js';
+import { prefs, onPrefsChange } from './prefs.js';
 
 const NS = 'http://www.w3.org/2000/svg';
 const S = 60; // distance between two points
@@ -11,6 +12,33 @@ const H = 9 * S + 2 * M;
 const R = 27; // piece radius
 
 const RED_NUM = ['一', '二', '三', '四', '五', '六', '七', '八', '九'];
+
+// The conventional traditional set: Red 帥仕相俥傌炮兵, Black 將士象車馬砲卒. Every
+// character is in the embedded font (fonts/OFL.txt lists them).
+const TRADITIONAL = {
+  K: '帥', A: '仕', B: '相', N: '傌', R: '俥', C: '炮', P: '兵',
+  k: '將', a: '士', b: '象', n: '馬', r: '車', c: '砲', p: '卒',
+};
+// For readers who don't read Chinese: the WXF letters (K A E H R C P), the colour tells
+// the side.
+const WESTERN = { K: 'K', A: 'A', B: 'E', N: 'H', R: 'R', C: 'C', P: 'P' };
+
+/** What a piece letter shows in the chosen style (`simplified`, `traditional`,
+ * `western`); empty for a face-down piece. */
+export function pieceLabel(letter, style = prefs().pieces) {
+  if (!letter || letter === 'X' || letter === 'x') return '';
+  if (style === 'traditional') return TRADITIONAL[letter] || '';
+  if (style === 'western') return WESTERN[letter.toUpperCase()] || '';
+  return pieceChar(letter);
+}
+
+// The text element of a piece's character, in the chosen style.
+function pieceText(parent, cls, letter) {
+  const style = prefs().pieces;
+  const tx = el('text', { class: style === 'western' ? `${cls} latin` : cls, y: 1 }, parent);
+  tx.textContent = pieceLabel(letter, style);
+  return tx;
+}
 
 function el(name, attrs = {}, parent = null) {
   const e = document.createElementNS(NS, name);
@@ -23,7 +51,7 @@ function el(name, attrs = {}, parent = null) {
 export class BoardView {
   /**
    * @param {HTMLElement} container
-   * @param {{onMove?: (uci: string) => void, onHover?: (sq: string|null, letter: string|null, ev: PointerEvent) => void}} hooks
+   * @param {{onMove?: (uci: string) => void, onPremove?: (uci: string|null) => void, onHover?: (sq: string|null, letter: string|null, ev: PointerEvent) => void}} hooks
    */
   constructor(container, hooks = {}) {
     this.hooks = hooks;
@@ -32,6 +60,8 @@ export class BoardView {
     this.legal = [];
     this.selected = null;
     this.drag = null;
+    this.premoveColor = null; // the side that may premove now (not to move), or null
+    this.premove = null; // {from, to} waiting for our turn
     this.svg = el('svg', {
       viewBox: `0 0 ${W} ${H}`,
       class: 'board',
@@ -39,6 +69,8 @@ export class BoardView {
       'aria-label': 'xiangqi board',
     });
     container.appendChild(this.svg);
+    this.theme = null;
+    this.applyTheme();
     this.defs();
     this.gridLayer = el('g', { class: 'grid' }, this.svg);
     this.markLayer = el('g', { class: 'marks' }, this.svg);
@@ -49,9 +81,25 @@ export class BoardView {
     this.svg.addEventListener('pointermove', (e) => this.pointerMove(e));
     this.svg.addEventListener('pointerup', (e) => this.pointerUp(e));
     this.svg.addEventListener('pointercancel', () => this.cancelDrag());
+    this.svg.addEventListener('contextmenu', (e) => {
+      if (this.hooks.onPremove) e.preventDefault(); // a right click cancels a premove
+    });
     this.svg.addEventListener('pointerleave', (e) => {
       if (this.hooks.onHover) this.hooks.onHover(null, null, e);
     });
+    // A new piece style or theme chosen in the settings panel: draw again at once.
+    onPrefsChange((key) => {
+      if (key !== 'pieces' && key !== 'theme') return;
+      this.applyTheme();
+      this.drawGrid();
+      this.redraw(null);
+    });
+  }
+
+  applyTheme() {
+    if (this.theme) this.svg.classList.remove(`theme-${this.theme}`);
+    this.theme = prefs().theme;
+    this.svg.classList.add(`theme-${this.theme}`);
   }
 
   defs() {
@@ -141,7 +189,7 @@ export class BoardView {
       tx.textContent = txt;
     };
     river('楚 河', x0 + 2 * S);
-    river('汉 界', x0 + 6 * S);
+    river(prefs().pieces === 'traditional' ? '漢 界' : '汉 界', x0 + 6 * S);
     // File numbers: the side at the bottom counts from its right.
     for (let col = 0; col <= 8; col++) {
       const f = this.flipped ? 8 - col : col;
@@ -180,13 +228,58 @@ export class BoardView {
     this.checkSq = opts.check || null;
     this.legal = opts.legal || [];
     this.peekMap = opts.peek || null;
+    this.premoveColor = opts.premoveColor || null;
     if (this.selected && !this.destinations(this.selected).length) this.selected = null;
     this.cancelDrag();
     this.redraw(opts.animate || null);
   }
 
   destinations(from) {
-    return this.legal.filter((m) => m.slice(0, 2) === from).map((m) => m.slice(2, 4));
+    const legal = this.legal.filter((m) => m.slice(0, 2) === from).map((m) => m.slice(2, 4));
+    return legal.length ? legal : this.premoveDests(from);
+  }
+
+  /** Where a piece of the side that may premove could go by its moves' shape (a
+   * face-down piece by its start square's role), whatever stands in the way: the
+   * server's legal moves decide when the turn comes. */
+  premoveDests(from) {
+    const letter = this.board.get(from);
+    if (!letter || !this.premoveColor || (isRed(letter) ? 'red' : 'black') !== this.premoveColor) return [];
+    const red = isRed(letter);
+    const role = letter === 'X' || letter === 'x' ? startRole(from) : letter.toUpperCase();
+    const [f, r] = parseSquare(from);
+    const out = new Set();
+    const add = (df, dr) => {
+      const nf = f + df;
+      const nr = r + dr;
+      if (nf < 0 || nf > 8 || nr < 0 || nr > 9) return;
+      const sq = squareName(nf, nr);
+      const there = this.board.get(sq);
+      if (!there || isRed(there) !== red) out.add(sq);
+    };
+    const steps = {
+      N: [[1, 2], [2, 1], [2, -1], [1, -2], [-1, -2], [-2, -1], [-2, 1], [-1, 2]],
+      B: [[2, 2], [2, -2], [-2, 2], [-2, -2]],
+      A: [[1, 1], [1, -1], [-1, 1], [-1, -1]],
+      K: [[1, 0], [-1, 0], [0, 1], [0, -1]],
+      P: [[0, red ? 1 : -1], [1, 0], [-1, 0]],
+    };
+    if (role === 'R' || role === 'C') {
+      for (let i = -9; i <= 9; i++) {
+        if (!i) continue;
+        add(i, 0);
+        add(0, i);
+      }
+    } else {
+      for (const [df, dr] of steps[role] || []) add(df, dr);
+    }
+    return [...out];
+  }
+
+  /** Show (or with null clear) the premove waiting for our turn. */
+  setPremove(p) {
+    this.premove = p;
+    this.drawMarks();
   }
 
   redraw(animate) {
@@ -198,8 +291,7 @@ export class BoardView {
       const real = this.peekMap && (letter === 'X' || letter === 'x') ? this.peekMap.get(sq) : null;
       if (real) {
         // After the game the deal is public: show a face-down piece's identity faintly.
-        const tx = el('text', { class: 'peek', y: 1 }, g.querySelector('.face'));
-        tx.textContent = pieceChar(letter === 'X' ? real.toUpperCase() : real.toLowerCase());
+        pieceText(g.querySelector('.face'), 'peek', letter === 'X' ? real.toUpperCase() : real.toLowerCase());
         g.dataset.real = real;
       }
       this.place(g, sq);
@@ -222,8 +314,7 @@ export class BoardView {
     } else {
       el('circle', { r: R, class: 'disc', fill: 'url(#pieceFace)', filter: 'url(#pieceShadow)' }, face);
       el('circle', { r: R - 4.5, class: 'ring' }, face);
-      const tx = el('text', { class: 'char', y: 1 }, face);
-      tx.textContent = pieceChar(letter);
+      pieceText(face, 'char', letter);
     }
     return g;
   }
@@ -250,6 +341,13 @@ export class BoardView {
       for (const sq of [this.lastMove.from, this.lastMove.to]) {
         const [x, y] = this.xy(sq);
         el('rect', { x: x - S / 2 + 3, y: y - S / 2 + 3, width: S - 6, height: S - 6, rx: 6, class: 'last' }, g);
+      }
+    }
+    if (this.premove) {
+      for (const sq of [this.premove.from, this.premove.to]) {
+        const [x, y] = this.xy(sq);
+        const mark = el('rect', { x: x - S / 2 + 3, y: y - S / 2 + 3, width: S - 6, height: S - 6, rx: 6, class: 'premove' }, g);
+        mark.dataset.sq = sq;
       }
     }
     if (this.checkSq) {
@@ -330,6 +428,14 @@ export class BoardView {
   tryMove(from, to) {
     if (!this.destinations(from).includes(to)) return false;
     const uci = from + to;
+    if (!this.legal.includes(uci)) {
+      // Not our turn: kept as the premove, played when the turn comes.
+      this.selected = null;
+      this.drawHints();
+      this.setPremove({ from, to });
+      if (this.hooks.onPremove) this.hooks.onPremove(uci);
+      return true;
+    }
     this.selected = null;
     this.legal = [];
     this.drawHints();
@@ -338,6 +444,12 @@ export class BoardView {
   }
 
   pointerDown(e) {
+    // Any click on the board, or a right click, cancels a premove.
+    if (this.premove) {
+      this.setPremove(null);
+      if (this.hooks.onPremove) this.hooks.onPremove(null);
+      if (e.button === 2) return;
+    }
     if (e.button !== undefined && e.button !== 0) return;
     const [x, y] = this.svgPoint(e);
     const sq = this.squareAt(x, y);
@@ -400,6 +512,11 @@ export class BoardView {
     const g = this.pieceEls.get(drag.from);
     if (g) g.classList.remove('dragging');
     if (to && to !== drag.from && this.tryMove(drag.from, to)) {
+      const pre = this.premove && this.premove.from === drag.from && this.premove.to === to;
+      if (pre) {
+        if (g) this.place(g, drag.from); // a premove: the piece waits on its square
+        return;
+      }
       if (g) this.place(g, to); // stays where it was dropped until the server answers
       this.dropped = { from: drag.from, to };
       return;
@@ -430,8 +547,7 @@ export function miniPiece(letter, size = 26) {
   } else {
     el('circle', { r: R, class: 'disc', fill: '#f3dfb0' }, g);
     el('circle', { r: R - 4.5, class: 'ring' }, g);
-    const tx = el('text', { class: 'char', y: 1 }, g);
-    tx.textContent = pieceChar(letter);
+    pieceText(g, 'char', letter);
   }
   return svg;
 }

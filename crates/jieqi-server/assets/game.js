@@ -1,12 +1,15 @@
 // The game page: a live game over the WebSocket (docs/protocol.md §3), as a player or
 // a spectator; reconnects and resyncs by version.
 
-import { t, onLangChange, resultText } from './i18n.js';
+import { t, onLangChange, resultText, currentLang } from './i18n.js';
 import { h, api, fmtClock, verifyCommitment, recall, remember, rememberSeat, myGames, showNotFound } from './util.js';
-import { BoardView, miniPiece, dealMap } from './board.js';
-import { parseBoard, boardsBefore, chineseMove, wxfMove, pieceChar } from './notation.js';
+import { BoardView, miniPiece, dealMap, pieceLabel } from './board.js';
+import { parseBoard, boardsBefore, chineseMove, wxfMove } from './notation.js';
 import { seatName } from './account.js';
 import { ChatPanel } from './chat.js';
+import { prefs, onPrefsChange, boardTools } from './prefs.js';
+import { playSound } from './sounds.js';
+import { readMove } from './moveinput.js';
 
 const ROLES = ['R', 'N', 'B', 'A', 'C', 'P'];
 const STATE_CHANGES = new Set(['move', 'end', 'draw', 'rematch']);
@@ -94,7 +97,7 @@ export function oddsTooltip(color, counts) {
   return h('div', { class: 'odds' },
     h('div', { class: 'odds-title' }, `${t(color)} ${t('faceDown')} · ${t('probability')}`),
     odds.map((o) => h('div', { class: 'odds-row', dataset: { role: o.role } },
-      h('span', { class: `odds-char ${color}` }, pieceChar(red ? o.role : o.role.toLowerCase())),
+      h('span', { class: `odds-char ${color}` }, pieceLabel(red ? o.role : o.role.toLowerCase())),
       h('span', { class: 'bar' }, h('span', { style: `width:${(o.p * 100).toFixed(1)}%` })),
       h('span', { class: 'pct' }, `${Math.round(o.p * 100)}%`),
       h('span', { class: 'frac muted' }, `${o.count}/${odds.reduce((s, x) => s + x.count, 0)}`))));
@@ -214,6 +217,8 @@ export function showGame(main, id, token) {
   let hoverSq = null;
   let pendingAnim = null;
   let browsing = null; // plies shown when looking back through the move list, null = live
+  let lowTimeWarned = false; // the low-time tick sounded during this turn of ours
+  let premove = null; // a move (UCI) made before our turn, played when it comes
 
   const boardBox = h('div', { class: 'board-box' });
   const tooltip = h('div', { class: 'tooltip hidden', id: 'odds' });
@@ -221,21 +226,80 @@ export function showGame(main, id, token) {
   const banner = h('div', { class: 'banner hidden', id: 'conn' });
   // The chat panel lives beside the redrawn side panel, so a redraw keeps what is typed.
   const chat = new ChatPanel((type, d) => send(type, d));
-  main.replaceChildren(h('div', { class: 'game-page' }, banner, h('div', { class: 'board-wrap' }, boardBox, tooltip),
+  const tools = boardTools({ flip: true, sound: true });
+  // Moves typed on the keyboard (moveinput.js), under the board.
+  const moveInput = h('input', { type: 'text', id: 'move-input', autocomplete: 'off', spellcheck: 'false' });
+  const moveInputError = h('div', { class: 'move-input-error', id: 'move-input-error', role: 'alert' });
+  const moveInputLabel = h('span', { class: 'muted' });
+  const moveForm = h('form', {
+    class: 'move-input hidden',
+    id: 'move-input-form',
+    onsubmit: (e) => {
+      e.preventDefault();
+      typedMove();
+    },
+  }, h('label', { for: 'move-input' }, moveInputLabel), moveInput, moveInputError);
+  main.replaceChildren(h('div', { class: 'game-page' }, banner, h('div', { class: 'board-wrap' }, boardBox, tooltip, tools, moveForm),
     h('div', { class: 'side-col' }, side, chat.el)));
 
   const view = new BoardView(boardBox, {
-    onMove: (uci) => {
-      if (send('move', { uci }, v)) return;
-      // No connection: the move is refused where the player can see it, and the board
-      // goes back to the position the server last sent (a move is never kept for later:
-      // the position may have changed by the time the connection is back).
-      notice = t('moveNotSent');
-      noticeCode = 'offline';
-      render();
+    onMove: (uci) => playMove(uci),
+    onPremove: (uci) => {
+      premove = uci;
+      if (uci) boardBox.dataset.premove = uci;
+      else delete boardBox.dataset.premove;
     },
     onHover: (sq, letter, e) => hover(sq, letter, e),
   });
+
+  function playMove(uci) {
+    if (send('move', { uci }, v)) return;
+    // No connection: the move is refused where the player can see it, and the board
+    // goes back to the position the server last sent (a move is never kept for later:
+    // the position may have changed by the time the connection is back).
+    notice = t('moveNotSent');
+    noticeCode = 'offline';
+    render();
+  }
+
+  function clearPremove() {
+    premove = null;
+    view.setPremove(null);
+    delete boardBox.dataset.premove;
+  }
+
+  // Our turn has come with a premove waiting: play it if it is legal now, else say so.
+  function playPremove() {
+    const uci = premove;
+    clearPremove();
+    if (st.legal.includes(uci)) {
+      view.legal = [];
+      playMove(uci);
+      return;
+    }
+    notice = t('premoveCancelled').replace('{m}', uci);
+    noticeCode = 'premove_cancelled';
+    renderSide();
+  }
+
+  function typedMove() {
+    const text = moveInput.value;
+    const say = (code, extra = '') => {
+      moveInputError.textContent = code ? t(`input_${code}`).replace('{m}', text.trim()).replace('{list}', extra) : '';
+      if (code) moveInputError.dataset.code = code;
+      else delete moveInputError.dataset.code;
+    };
+    if (!st || st.status !== 'live' || st.you !== st.turn) return say('notYourTurn');
+    if (browsing !== null) browse(null);
+    const r = readMove(text, parseBoard(st.fen), st.legal);
+    if (r.error) return say(r.error, (r.candidates || []).join(', '));
+    say(null);
+    moveInput.value = '';
+    view.select(null);
+    view.legal = [];
+    playMove(r.uci);
+    return null;
+  }
 
   function send(type, d, version) {
     if (!ws || ws.readyState !== WebSocket.OPEN) return false;
@@ -283,6 +347,12 @@ export function showGame(main, id, token) {
     if (msg.t === 'state') {
       if (token && d.you !== 'spectator' && d.status !== 'finished' && (!st || st.game !== d.game)) {
         rememberSeat(id, location.pathname + location.search);
+      }
+      const was = st ? st.status : null;
+      // The start sounds when the game goes live, or on arriving at a seat of a game
+      // that has just begun.
+      if (d.status === 'live' && (was === 'waiting' || (!was && d.you !== 'spectator' && !d.moves.length))) {
+        playSound('start');
       }
       st = d;
       v = msg.v;
@@ -337,6 +407,7 @@ export function showGame(main, id, token) {
     v = msg.v;
     if (msg.t === 'move') {
       receivedAt = performance.now(); // the clock in this event is as of now
+      const taken = parseBoard(st.fen).has(d.ply.to);
       st.moves.push(d.ply);
       for (const k of ['fen', 'turn', 'check', 'pools', 'legal', 'clock', 'status', 'draw_offer', 'abortable', 'first_move']) {
         if (k in d) st[k] = d[k];
@@ -344,6 +415,9 @@ export function showGame(main, id, token) {
       pendingAnim = { from: d.ply.from, to: d.ply.to, reveal: d.ply.reveal };
       notice = '';
       noticeCode = '';
+      playSound(taken ? 'capture' : 'move');
+      if (d.ply.reveal) playSound('reveal');
+      if (st.check) playSound('check');
       render();
     } else if (msg.t === 'end') {
       st.end = d;
@@ -355,6 +429,7 @@ export function showGame(main, id, token) {
       st.first_move = null;
       notice = ''; // a draw declined or a refused move is no news on the result screen
       noticeCode = '';
+      playSound('end');
       if (st.clock) {
         freezeClock();
         st.clock.running = null;
@@ -390,7 +465,9 @@ export function showGame(main, id, token) {
 
   function render() {
     if (!st) return;
-    view.setFlipped(st.you === 'black');
+    // A player sees his own side at the bottom, a spectator Red's; the flip button
+    // turns that round (remembered in this browser).
+    view.setFlipped((st.you === 'black') !== prefs().flip);
     if (browsing !== null && browsing >= st.moves.length) browsing = null;
     if (browsing !== null) {
       // An earlier position from the move list, as this viewer knew it: not playable.
@@ -401,6 +478,7 @@ export function showGame(main, id, token) {
         check: ply && ply.check ? kingSquare(boards[browsing], ply.color === 'red' ? 'black' : 'red') : null,
       });
       pendingAnim = null;
+      if (premove && st.status === 'live' && st.turn === st.you) playPremove();
       boardBox.dataset.browsing = String(browsing);
       boardBox.dataset.turn = st.turn;
       boardBox.dataset.status = st.status;
@@ -411,14 +489,19 @@ export function showGame(main, id, token) {
     const board = parseBoard(st.fen);
     const last = st.moves.length ? st.moves[st.moves.length - 1] : null;
     const live = st.status === 'live';
+    const player = st.you === 'red' || st.you === 'black';
     view.setPosition(board, {
       lastMove: last ? { from: last.from, to: last.to } : null,
       check: st.check ? kingSquare(board, st.turn) : null,
       legal: live ? st.legal : [],
       animate: pendingAnim,
       peek: st.end && st.end.deal ? dealMap(st.end.deal) : null,
+      premoveColor: live && player && st.turn !== st.you ? st.you : null,
     });
     pendingAnim = null;
+    moveForm.classList.toggle('hidden', !(live && player));
+    if (!live) clearPremove();
+    else if (premove && st.turn === st.you) playPremove();
     boardBox.dataset.turn = st.turn;
     boardBox.dataset.status = st.status;
     renderSide();
@@ -567,7 +650,7 @@ export function showGame(main, id, token) {
 
   function renderSide() {
     if (!st) return;
-    const top = st.you === 'black' ? 'red' : 'black';
+    const top = view.flipped ? 'red' : 'black';
     const bottom = top === 'red' ? 'black' : 'red';
     const mode = notationMode();
     const texts = moveTexts(st.start_fen, st.moves, mode);
@@ -605,7 +688,15 @@ export function showGame(main, id, token) {
     ].filter(Boolean));
     const scroll = side.querySelector('.moves-scroll');
     scroll.scrollTop = scroll.scrollHeight;
+    turnTitle();
     tick();
+  }
+
+  // The tab's title tells a player whose move it is, even from another tab.
+  function turnTitle() {
+    const mine = st.status === 'live' && st.you === st.turn;
+    const plain = currentLang() === 'zh' ? '揭棋 Jieqi' : 'Jieqi 揭棋';
+    document.title = mine ? `● ${t('yourTurnTitle')} · ${t('title')}` : plain;
   }
 
   function tick() {
@@ -628,10 +719,17 @@ export function showGame(main, id, token) {
       box.classList.toggle('running', running);
       box.classList.toggle('low', left < 10000);
       const stEl = box.querySelector('.step-time');
+      const step = running && c.move_left_ms !== null ? c.move_left_ms - elapsed : null;
       if (stEl) {
-        const step = running && c.move_left_ms !== null ? c.move_left_ms - elapsed : st.time.move_ms;
-        stEl.textContent = `${t('stepTime')} ${fmtClock(step)}`;
-        stEl.classList.toggle('low', running && step < 10000);
+        stEl.textContent = `${t('stepTime')} ${fmtClock(step === null ? st.time.move_ms : step)}`;
+        stEl.classList.toggle('low', running && step !== null && step < 10000);
+      }
+      // One tick when our own time (game or move) falls under ten seconds, once a turn.
+      if (color === st.you) {
+        const low = running && Math.min(left, step === null ? Infinity : step) < 10000;
+        if (low && !lowTimeWarned) playSound('lowtime');
+        if (!running) lowTimeWarned = false;
+        else if (low) lowTimeWarned = true;
       }
     }
   }
@@ -676,13 +774,21 @@ export function showGame(main, id, token) {
     const at = browsing === null ? st.moves.length : browsing;
     if (e.key === 'Escape') {
       view.select(null);
+      clearPremove();
       if (browsing !== null) browse(null);
     } else if (e.key === 'ArrowLeft') browse(at - 1);
     else if (e.key === 'ArrowRight') browse(at + 1);
     else return;
     e.preventDefault();
   });
+  const drawInputLabel = () => {
+    moveInputLabel.textContent = t('moveInputLabel');
+    moveInput.placeholder = t('moveInputHint');
+  };
+  drawInputLabel();
+  onPrefsChange(() => render());
   onLangChange(() => {
+    drawInputLabel();
     chat.draw();
     render();
     if (!connected && st) banner.textContent = t('reconnecting');

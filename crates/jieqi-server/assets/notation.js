@@ -133,8 +133,10 @@ function pawnFilesWithTandem(board, red) {
 
 const DIAGONAL = new Set(['A', 'B', 'N']);
 
-// The parts of a move shared by Chinese and WXF notation.
-function moveParts(board, ply) {
+/** The parts of a move shared by Chinese and WXF notation: side, role (a face-down
+ * piece's start-square role), own file number, direction (`fwd`/`back`/`side`),
+ * target, and the same-named pieces on its file. */
+export function moveParts(board, ply) {
   const letter = board.get(ply.from);
   if (!letter) return null;
   const red = isRed(letter);

@@ -4,6 +4,7 @@
 import { t, onLangChange, resultText } from './i18n.js';
 import { h, api, showNotFound } from './util.js';
 import { BoardView, dealMap } from './board.js';
+import { boardTools } from './prefs.js';
 import { boardsBefore } from './notation.js';
 import { moveTexts, notationSwitch, moveTable, commitmentBox, notationMode, poolView } from './game.js';
 import { seatName } from './account.js';
@@ -54,7 +55,7 @@ export async function showReplay(main, id) {
 
   const boardBox = h('div', { class: 'board-box' });
   const side = h('div', { class: 'side' });
-  main.replaceChildren(h('div', { class: 'game-page replay' }, h('div', { class: 'board-wrap' }, boardBox), side));
+  main.replaceChildren(h('div', { class: 'game-page replay' }, h('div', { class: 'board-wrap' }, boardBox, boardTools()), side));
   const view = new BoardView(boardBox, {});
 
   // Which record formats the server serves (docs/protocol.md §2.7: the route may not exist).

@@ -10,9 +10,8 @@
 //! fails with a message saying so: it never passes without having run.
 
 use std::net::SocketAddr;
-use std::path::Path;
 
-use jieqi_server::{Config, Server};
+use jieqi_server::Server;
 use serde_json::{Value, json};
 
 mod webdriver;
@@ -80,34 +79,6 @@ fn wait_plies(b: &Browser, n: usize) {
         json!([n]),
         WAIT,
     );
-}
-
-fn start_server(rt: &tokio::runtime::Runtime, addr: SocketAddr, db: &Path) -> Server {
-    rt.block_on(Server::start(Config {
-        addr,
-        db: db.to_path_buf(),
-        ..Config::default()
-    }))
-    .expect("start the server")
-}
-
-/// Move the mouse to the centre of the element `css` (hover).
-fn hover(b: &Browser, css: &str) {
-    let at = b.script(
-        "const r = document.querySelector(arguments[0]).getBoundingClientRect();
-         return [Math.round(r.left + r.width / 2), Math.round(r.top + r.height / 2)];",
-        json!([css]),
-    );
-    let actions = json!({ "actions": [{
-        "type": "pointer", "id": "mouse", "parameters": { "pointerType": "mouse" },
-        "actions": [
-            { "type": "pointerMove", "duration": 0, "origin": "viewport", "x": at[0].as_i64().unwrap() - 3, "y": at[1] },
-            { "type": "pointerMove", "duration": 50, "origin": "viewport", "x": at[0], "y": at[1] },
-        ],
-    }]});
-    if let Err(e) = b.cmd("POST", "/actions", Some(actions)) {
-        b.fail(&format!("hover {css}: {e}"));
-    }
 }
 
 #[test]
@@ -448,7 +419,10 @@ fn play_the_engine_in_chromium() {
     b.click("#evaluate");
     b.wait_for("#eval-result");
 
-    let errors = b.console_errors();
+    // The server was restarted on purpose: a reconnection tried while it was down (on a
+    // loaded machine the restart outlasts the first retry) is refused, and says so.
+    let mut errors = b.console_errors();
+    errors.retain(|e| !(e.contains("/ws'") && e.contains("ERR_CONNECTION_REFUSED")));
     assert!(errors.is_empty(), "the page logged errors: {errors:#?}");
 
     b.quit();

@@ -13,11 +13,11 @@
 //! - `pieces_use_the_embedded_font`: the board's characters come from the shipped font.
 
 use std::net::SocketAddr;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Duration;
 
+use jieqi_server::Server;
 use jieqi_server::client::{WsClient, http};
-use jieqi_server::{Config, Server};
 use serde_json::{Value, json};
 
 mod common;
@@ -35,15 +35,6 @@ struct Stage {
     _driver: Driver,
     rt: tokio::runtime::Runtime,
     _dir: tempfile::TempDir,
-}
-
-fn start_server(rt: &tokio::runtime::Runtime, addr: SocketAddr, db: &Path) -> Server {
-    rt.block_on(Server::start(Config {
-        addr,
-        db: db.to_path_buf(),
-        ..Config::default()
-    }))
-    .expect("start the server")
 }
 
 impl Stage {
@@ -122,37 +113,9 @@ impl Stage {
     }
 }
 
-/// Move the mouse onto the centre of `css`.
-fn hover(b: &Browser, css: &str) {
-    let at = b.script(
-        "const r = document.querySelector(arguments[0]).getBoundingClientRect();
-         return [Math.round(r.left + r.width / 2), Math.round(r.top + r.height / 2)];",
-        json!([css]),
-    );
-    let actions = json!({ "actions": [{
-        "type": "pointer", "id": "mouse", "parameters": { "pointerType": "mouse" },
-        "actions": [
-            { "type": "pointerMove", "duration": 0, "origin": "viewport", "x": at[0].as_i64().unwrap() - 3, "y": at[1] },
-            { "type": "pointerMove", "duration": 50, "origin": "viewport", "x": at[0], "y": at[1] },
-        ],
-    }]});
-    if let Err(e) = b.cmd("POST", "/actions", Some(actions)) {
-        b.fail(&format!("hover {css}: {e}"));
-    }
-}
-
 /// The text of ply `n` in the move list.
 fn ply_text(b: &Browser, n: usize) -> String {
     b.text(&format!("#moves td.ply[data-n='{n}']"))
-}
-
-fn wait_plies(b: &Browser, n: usize) {
-    b.wait(
-        &format!("{n} plies in the move list"),
-        "return document.querySelectorAll('#moves td.ply').length === arguments[0];",
-        json!([n]),
-        WAIT,
-    );
 }
 
 /// Each side's pool total and captured pieces as the side panel shows them:

@@ -427,6 +427,83 @@ pub fn click_a_move(b: &Browser, prefer: Option<(&str, &str)>) -> (String, Strin
     b.fail("no piece of ours has a legal move")
 }
 
+/// The server with its default settings on `addr` (port 0: any free one) and the
+/// database `db`.
+pub fn start_server(
+    rt: &tokio::runtime::Runtime,
+    addr: std::net::SocketAddr,
+    db: &Path,
+) -> jieqi_server::Server {
+    rt.block_on(jieqi_server::Server::start(jieqi_server::Config {
+        addr,
+        db: db.to_path_buf(),
+        ..jieqi_server::Config::default()
+    }))
+    .expect("start the server")
+}
+
+/// Waits until the move list shows exactly `n` plies.
+pub fn wait_plies(b: &Browser, n: usize) {
+    b.wait(
+        &format!("{n} plies in the move list"),
+        "return document.querySelectorAll('#moves td.ply').length === arguments[0];",
+        json!([n]),
+        WAIT,
+    );
+}
+
+/// The centre of the element `css`, in viewport pixels.
+pub fn centre(b: &Browser, css: &str) -> (i64, i64) {
+    let at = b.script(
+        "const r = document.querySelector(arguments[0]).getBoundingClientRect();
+         return [Math.round(r.left + r.width / 2), Math.round(r.top + r.height / 2)];",
+        json!([css]),
+    );
+    match (at[0].as_i64(), at[1].as_i64()) {
+        (Some(x), Some(y)) => (x, y),
+        _ => b.fail(&format!("no element {css}")),
+    }
+}
+
+/// Performs one sequence of mouse actions (`what` names it in a failure).
+fn mouse(b: &Browser, what: &str, actions: Value) {
+    let body = json!({ "actions": [{
+        "type": "pointer", "id": "mouse", "parameters": { "pointerType": "mouse" },
+        "actions": actions,
+    }]});
+    if let Err(e) = b.cmd("POST", "/actions", Some(body)) {
+        b.fail(&format!("{what}: {e}"));
+    }
+}
+
+/// Moves the mouse onto the centre of `css` (hover), arriving from just left of it.
+pub fn hover(b: &Browser, css: &str) {
+    let (x, y) = centre(b, css);
+    mouse(
+        b,
+        &format!("hover {css}"),
+        json!([
+            { "type": "pointerMove", "duration": 0, "origin": "viewport", "x": x - 3, "y": y },
+            { "type": "pointerMove", "duration": 50, "origin": "viewport", "x": x, "y": y },
+        ]),
+    );
+}
+
+/// A right click at the centre of `css`.
+pub fn right_click(b: &Browser, css: &str) {
+    let (x, y) = centre(b, css);
+    mouse(
+        b,
+        &format!("right click {css}"),
+        json!([
+            { "type": "pointerMove", "duration": 0, "origin": "viewport", "x": x, "y": y },
+            { "type": "pointerDown", "button": 2 },
+            { "type": "pointerUp", "button": 2 },
+        ]),
+    );
+    let _ = b.cmd("DELETE", "/actions", None);
+}
+
 /// Sets the value of the element `css` (no events fired).
 pub fn set_value(b: &Browser, css: &str, value: &str) {
     b.script(
