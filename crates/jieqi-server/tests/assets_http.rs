@@ -149,9 +149,10 @@ async fn versioned_urls_are_immutable() {
     let (server, _dir) = common::start(60_000).await;
     let page = get(server.addr, "/", &[]).await;
     let html = String::from_utf8(page.body).unwrap();
-    let start = html.find("/assets/v/").expect("a versioned asset URL");
-    let app = &html[start..];
-    let app = &app[..app.find("app.js").expect("the entry script") + "app.js".len()];
+    let end = html.find("app.js\"").expect("the entry script") + "app.js".len();
+    let start = html[..end].rfind('"').expect("an attribute") + 1;
+    let app = &html[start..end];
+    assert!(app.starts_with("/assets/v/"), "{app}");
     let r = get(server.addr, app, &[]).await;
     assert_eq!(r.status, 200);
     assert_eq!(
