@@ -11,14 +11,17 @@ const game = () => import('./game.js');
 const replay = () => import('./replay.js');
 const analysis = () => import('./analysis.js');
 const tournament = () => import('./tournament.js');
+const learn = () => import('./learn.js');
 
 function header() {
   const btn = document.getElementById('lang-toggle');
   const title = document.getElementById('brand-title');
   const nav = document.getElementById('nav-tournaments');
+  const learnNav = document.getElementById('nav-learn');
   const draw = () => {
     btn.textContent = t('language');
     if (nav) nav.textContent = t('tournaments');
+    if (learnNav) learnNav.textContent = t('learnJieqi');
     title.textContent = t('title');
     document.title = currentLang() === 'zh' ? '揭棋 Jieqi' : 'Jieqi 揭棋';
   };
@@ -41,6 +44,7 @@ async function route() {
   if (m) return (await analysis()).showAnalysis(main, { gameId: m[1], ply: params.has('ply') ? Number(params.get('ply')) : null, seat: params.get('seat'), full: params.has('full') });
   if (/^\/t\/?$/.test(path)) return (await tournament()).showTournaments(main);
   if (/^\/login\/?$/.test(path)) return showLogin(main);
+  if (/^\/learn\/?$/.test(path)) return (await learn()).showLearn(main);
   m = path.match(/^\/@\/([A-Za-z0-9_-]+)\/?$/);
   if (m) return showProfile(main, m[1]);
   m = path.match(/^\/t\/([a-z0-9]+)\/?$/);

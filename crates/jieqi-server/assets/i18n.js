@@ -391,6 +391,7 @@ document.documentElement.lang = lang === 'zh' ? 'zh-CN' : 'en';
 // --- Issue 18, "Bugs a player hits": the strings of those fixes. ---
 addStrings({
   zh: {
+    learnJieqi: '学揭棋',
     moveNotSent: '连接已断开：这步棋没有发出，请在重新连接后再走',
     watchRematch: '观看再战',
     notFoundTitle: '找不到这个页面',
@@ -399,6 +400,7 @@ addStrings({
     notFoundHome: '返回大厅',
   },
   en: {
+    learnJieqi: 'Learn',
     moveNotSent: 'Connection lost: this move was not sent. Move again once reconnected.',
     watchRematch: 'Watch the rematch',
     notFoundTitle: 'Page not found',

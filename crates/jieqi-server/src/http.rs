@@ -149,6 +149,7 @@ pub fn router() -> Router<Arc<Shared>> {
         .route("/replay/{id}", get(game_page))
         .route("/@/{name}", get(page))
         .route("/login", get(page))
+        .route("/learn", get(page))
         .route("/assets/{*path}", get(asset))
         .route("/ws", get(upgrade))
         .route("/api/health", get(health))

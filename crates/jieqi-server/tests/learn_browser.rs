@@ -4,11 +4,15 @@
 //! - `lobby_loads_only_its_scripts`: the lobby fetches its own modules and not the
 //!   game, board, analysis or tournament code (the browser's resource timing entries
 //!   say what it fetched); the bytes it transferred are printed for BENCHMARKS.md.
+//! - `learn_page_in_both_languages`: `/learn`, linked from the header, in English and
+//!   Chinese; stepping seed 004's worked example changes the board (the reveals land
+//!   where the rule text says), a face-down piece moves as its start square's piece
+//!   and is revealed, the perpetual-check example ends in a loss; no JS exception.
 
 use std::net::SocketAddr;
 
 use jieqi_server::{Config, Server};
-use serde_json::json;
+use serde_json::{Value, json};
 
 mod common;
 mod webdriver;
@@ -108,5 +112,103 @@ fn lobby_loads_only_its_scripts() {
     }
     let total: u64 = files.iter().map(|(_, n)| n).sum();
     println!("lobby: {} resources, {total} bytes transferred: {files:?}", files.len());
+    s.finish();
+}
+
+/// The letter on `square` of the board `board` (`X` face-down), or null.
+fn piece_at(b: &Browser, board: &str, square: &str) -> Value {
+    b.script(
+        "const e = document.querySelector(`#${arguments[0]} .piece[data-sq='${arguments[1]}']`);
+         return e ? e.dataset.piece : null;",
+        json!([board, square]),
+    )
+}
+
+fn wait_piece(b: &Browser, board: &str, square: &str, letter: &str) {
+    b.wait(
+        &format!("{letter} on {square} of {board}"),
+        "const e = document.querySelector(`#${arguments[0]} .piece[data-sq='${arguments[1]}']`);
+         return !!e && e.dataset.piece === arguments[2];",
+        json!([board, square, letter]),
+        WAIT,
+    );
+}
+
+#[test]
+fn learn_page_in_both_languages() {
+    let s = Stage::start();
+    let b = &s.b;
+    b.goto(&format!("{}/", s.base));
+    b.wait_for("#play-engine");
+    b.wait(
+        "the header's Learn link",
+        "const a = document.querySelector('#nav-learn'); return !!a && a.textContent === 'Learn';",
+        json!([]),
+        WAIT,
+    );
+    b.click("#nav-learn");
+    b.wait_for("#learn-example-next");
+    assert_eq!(b.text("#learn-title"), "Learn Jieqi");
+
+    // Seed 004's example: 假兵七进一现相 假卒5进1现炮 (check) 假相三进五现车 炮5进3.
+    let ex = "learn-example-board";
+    assert_eq!(piece_at(b, ex, "c3"), "X");
+    b.click("#learn-example-next");
+    wait_piece(b, ex, "c4", "B");
+    assert_eq!(piece_at(b, ex, "c3"), Value::Null);
+    b.click("#learn-example-next");
+    wait_piece(b, ex, "e5", "c");
+    assert!(b.find(&format!("#{ex} .check")).is_some(), "the cannon gives check");
+    b.click("#learn-example-next");
+    wait_piece(b, ex, "e2", "R");
+    b.click("#learn-example-next");
+    wait_piece(b, ex, "e2", "c");
+    assert!(b.text("#learn-example-note").contains("takes the rook"));
+    b.click("#learn-example-prev");
+    wait_piece(b, ex, "e2", "R");
+    b.click("#learn-example-next");
+    wait_piece(b, ex, "e2", "c");
+
+    // A face-down horse moves as a horse, and is revealed.
+    let tb = "learn-try-board";
+    b.click(&format!("#{tb} .piece[data-sq='b0']"));
+    b.wait_for(&format!("#{tb} .dest[data-sq='c2']"));
+    assert!(b.find(&format!("#{tb} .dest[data-sq='b1']")).is_none());
+    b.click(&format!("#{tb} .dest[data-sq='c2']"));
+    b.wait(
+        "the revealed piece",
+        "const e = document.querySelector(\"#learn-try-board .piece[data-sq='c2']\");
+         return !!e && e.dataset.piece !== 'X';",
+        json!([]),
+        WAIT,
+    );
+    assert!(b.text("#learn-try-note").contains("moved as a horse"));
+
+    // Perpetual check: the ninth check by the same rook loses.
+    for _ in 0..17 {
+        b.click("#learn-perpetual-next");
+    }
+    assert!(
+        b.text("#learn-perpetual-note").contains("Red loses by perpetual check"),
+        "{}",
+        b.text("#learn-perpetual-note")
+    );
+
+    // In Chinese, where the example stands.
+    b.click("#lang-toggle");
+    b.wait(
+        "the Chinese page",
+        "const e = document.querySelector('#learn-title'); return !!e && e.textContent === '学下揭棋';",
+        json!([]),
+        WAIT,
+    );
+    assert!(b.text("#learn-example-moves").contains("假兵七进一现相"));
+    assert!(b.text("#learn-example-moves").contains("假卒5进1现炮"));
+    assert_eq!(b.text("#nav-learn"), "学揭棋");
+    wait_piece(b, ex, "e2", "c");
+    b.click("#learn-example-prev");
+    wait_piece(b, ex, "e2", "R");
+    assert!(b.text("#learn-example-note").contains("车"));
+    b.shot("learn-zh");
     s.finish();
 }
