@@ -447,6 +447,7 @@ impl Shared {
             updated_ms: util::now_ms(),
             chat: Vec::new(),
             mutes: ByColor::default(),
+            takeback: None,
         };
         self.spawn_game(stored, None)?;
         Ok(Created {

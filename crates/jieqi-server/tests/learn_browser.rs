@@ -8,6 +8,8 @@
 //!   Chinese; stepping seed 004's worked example changes the board (the reveals land
 //!   where the rule text says), a face-down piece moves as its start square's piece
 //!   and is revealed, the perpetual-check example ends in a loss; no JS exception.
+//! - `takeback_accepted`: Red (the browser) asks to take back his last move, Black (a
+//!   plain WebSocket) accepts; the page shows the position before it and plays on.
 
 use std::net::SocketAddr;
 
@@ -22,6 +24,7 @@ use webdriver::*;
 struct Stage {
     b: Browser,
     base: String,
+    addr: SocketAddr,
     server: Option<Server>,
     _driver: Driver,
     rt: tokio::runtime::Runtime,
@@ -46,6 +49,7 @@ impl Stage {
         Stage {
             b,
             base: format!("http://{}", server.addr),
+            addr: server.addr,
             server: Some(server),
             _driver: driver,
             rt,
@@ -210,5 +214,74 @@ fn learn_page_in_both_languages() {
     wait_piece(b, ex, "e2", "R");
     assert!(b.text("#learn-example-note").contains("车"));
     b.shot("learn-zh");
+    s.finish();
+}
+
+/// Red's move by clicking on the game page.
+fn click_move(b: &Browser, from: &str, to: &str) {
+    b.wait_for(&format!(".board-box[data-turn='red'] .piece[data-sq='{from}']"));
+    b.click(&format!(".piece[data-sq='{from}']"));
+    b.wait_for(&format!(".dest[data-sq='{to}']"));
+    b.click(&format!(".dest[data-sq='{to}']"));
+}
+
+#[test]
+fn takeback_accepted() {
+    let s = Stage::start();
+    let b = &s.b;
+    let g = s.rt.block_on(common::create(
+        s.addr,
+        json!({ "opponent": "friend", "color": "red", "time": "10+5" }),
+    ));
+    let (mut black, _) = s
+        .rt
+        .block_on(common::join(s.addr, &g.id, g.invite.as_deref()));
+    b.goto(&format!("{}/game/{}?seat={}", s.base, g.id, g.token));
+    // Two reveals, then the kings step up; Black answers each of Red's moves once he
+    // has seen it.
+    let mut ply = 0;
+    for ((from, to), answer) in [(("a3", "a4"), "a6a5"), (("e0", "e1"), "e9e8")] {
+        click_move(b, from, to);
+        ply += 1;
+        s.rt.block_on(async {
+            common::move_event(&mut black, ply).await;
+            black.send("move", json!({ "uci": answer }), None).await.unwrap();
+            common::move_event(&mut black, ply + 1).await;
+        });
+        ply += 1;
+    }
+    // Red's king move shows nothing: it can be taken back.
+    click_move(b, "e1", "e0");
+    s.rt.block_on(common::move_event(&mut black, 5));
+    b.wait_for("#takeback");
+    b.click("#takeback");
+    b.wait_for("#takeback-mine");
+    s.rt.block_on(async {
+        let ev = black.recv_until("takeback", common::WAIT).await.unwrap();
+        assert_eq!(ev["d"]["offer"], "red", "{ev}");
+        black
+            .send("accept_takeback", serde_json::Value::Null, None)
+            .await
+            .unwrap();
+    });
+    // Back to four plies: the king on e1 again, Red to move, the notice shown.
+    b.wait(
+        "the move taken back",
+        "const k = document.querySelector(\".piece[data-sq='e1']\");
+         const box = document.querySelector('.board-box');
+         return !!k && k.dataset.piece === 'K' && box.dataset.turn === 'red'
+           && !document.querySelector(\".piece[data-sq='e0']\");",
+        json!([]),
+        WAIT,
+    );
+    assert!(b.find("#takeback-mine").is_none());
+    assert!(
+        b.script("return document.body.innerText.includes('Moves taken back');", json!([]))
+            == json!(true)
+    );
+    // And the game goes on from there.
+    click_move(b, "e1", "e0");
+    s.rt.block_on(common::move_event(&mut black, 5));
+    drop(black);
     s.finish();
 }
