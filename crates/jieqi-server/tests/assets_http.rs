@@ -89,10 +89,18 @@ async fn assets_are_compressed() {
     let (server, _dir) = common::start(60_000).await;
     let want = embedded("game.js");
 
-    let r = get(server.addr, "/assets/game.js", &[("Accept-Encoding", "gzip")]).await;
+    let r = get(
+        server.addr,
+        "/assets/game.js",
+        &[("Accept-Encoding", "gzip")],
+    )
+    .await;
     assert_eq!(r.status, 200);
     assert_eq!(r.header("content-encoding"), Some("gzip"));
-    assert!(r.header("vary").is_some_and(|v| v.contains("accept-encoding")));
+    assert!(
+        r.header("vary")
+            .is_some_and(|v| v.contains("accept-encoding"))
+    );
     assert!(r.body.len() < want.len() / 2, "{} bytes", r.body.len());
     let mut plain = Vec::new();
     flate2::read::GzDecoder::new(&r.body[..])
@@ -134,7 +142,12 @@ async fn validators_give_not_modified() {
         assert_eq!(again.status, 304, "{path}");
         assert!(again.body.is_empty(), "{path}");
         assert_eq!(again.header("etag"), Some(etag.as_str()));
-        let other = get(server.addr, path, &[("If-None-Match", "\"something-else\"")]).await;
+        let other = get(
+            server.addr,
+            path,
+            &[("If-None-Match", "\"something-else\"")],
+        )
+        .await;
         assert_eq!(other.status, 200, "{path}");
     }
     // Different files, different validators.
@@ -162,11 +175,17 @@ async fn versioned_urls_are_immutable() {
     assert_eq!(r.body, embedded("app.js"));
     // A module imported from it resolves under the same prefix.
     let board = app.replace("app.js", "board.js");
-    assert_eq!(get(server.addr, &board, &[]).await.body, embedded("board.js"));
+    assert_eq!(
+        get(server.addr, &board, &[]).await.body,
+        embedded("board.js")
+    );
     // A page of another build still gets today's file, revalidated.
     let r = get(server.addr, "/assets/v/000000000000/app.js", &[]).await;
     assert_eq!(r.status, 200);
     assert_eq!(r.header("cache-control"), Some("no-cache"));
-    assert_eq!(get(server.addr, "/assets/v/x/nothing.js", &[]).await.status, 404);
+    assert_eq!(
+        get(server.addr, "/assets/v/x/nothing.js", &[]).await.status,
+        404
+    );
     server.shutdown().await;
 }

@@ -50,7 +50,13 @@ async fn takeback_asked_accepted_refused_and_kept_across_a_restart() {
     .await;
     let (mut red, mut black) = seat_both(server.addr, &g).await;
     assert_eq!(sync(&mut red).await["d"]["takeback"]["allowed"], true);
-    play(&mut red, &mut black, 0, &["a3a4", "a6a5", "e0e1", "e9e8", "c3c4"]).await;
+    play(
+        &mut red,
+        &mut black,
+        0,
+        &["a3a4", "a6a5", "e0e1", "e9e8", "c3c4"],
+    )
+    .await;
 
     // c3c4 revealed a piece: refused, with the reason.
     red.send("takeback", Value::Null, None).await.unwrap();
@@ -64,8 +70,13 @@ async fn takeback_asked_accepted_refused_and_kept_across_a_restart() {
     play(&mut red, &mut black, 5, &["e8e9"]).await;
     black.send("takeback", Value::Null, None).await.unwrap();
     let ev = takeback_event(&mut red).await;
-    assert_eq!((&ev["d"]["offer"], &ev["d"]["plies"]), (&json!("black"), &json!(1)));
-    red.send("accept_takeback", Value::Null, None).await.unwrap();
+    assert_eq!(
+        (&ev["d"]["offer"], &ev["d"]["plies"]),
+        (&json!("black"), &json!(1))
+    );
+    red.send("accept_takeback", Value::Null, None)
+        .await
+        .unwrap();
     for c in [&mut red, &mut black] {
         let ev = takeback_with(c, "taken_back").await;
         assert_eq!(ev["d"]["taken_back"], 1, "{ev}");
@@ -78,15 +89,23 @@ async fn takeback_asked_accepted_refused_and_kept_across_a_restart() {
     play(&mut red, &mut black, 5, &["e8e7", "e1e0"]).await;
     black.send("takeback", Value::Null, None).await.unwrap();
     takeback_event(&mut red).await;
-    red.send("decline_takeback", Value::Null, None).await.unwrap();
+    red.send("decline_takeback", Value::Null, None)
+        .await
+        .unwrap();
     let ev = takeback_with(&mut black, "declined_by").await;
     assert_eq!(ev["d"]["declined_by"], "red");
-    black.send("accept_takeback", Value::Null, None).await.unwrap();
+    black
+        .send("accept_takeback", Value::Null, None)
+        .await
+        .unwrap();
     expect_error(&mut black, "no_takeback").await;
     play(&mut red, &mut black, 7, &["e7e8"]).await;
     red.send("takeback", Value::Null, None).await.unwrap();
     let ev = takeback_event(&mut black).await;
-    assert_eq!((&ev["d"]["offer"], &ev["d"]["plies"]), (&json!("red"), &json!(2)));
+    assert_eq!(
+        (&ev["d"]["offer"], &ev["d"]["plies"]),
+        (&json!("red"), &json!(2))
+    );
     drop((red, black));
     server.shutdown().await;
 
@@ -102,7 +121,10 @@ async fn takeback_asked_accepted_refused_and_kept_across_a_restart() {
     let s = black.recv_until("state", WAIT).await.unwrap();
     assert_eq!(s["d"]["moves"].as_array().unwrap().len(), 6, "{s}");
     assert_eq!(s["d"]["turn"], "red");
-    assert_eq!(sync(&mut red).await["d"]["moves"].as_array().unwrap().len(), 6);
+    assert_eq!(
+        sync(&mut red).await["d"]["moves"].as_array().unwrap().len(),
+        6
+    );
     drop((red, black));
     server.shutdown().await;
     let server = start_on(&db, 60_000, 1000.0).await;

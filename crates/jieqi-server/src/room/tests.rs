@@ -1293,7 +1293,13 @@ fn a_takeback_is_asked_declined_dropped_by_a_move_and_accepted() {
     // Red asks to take back his king move (Black has not replied): one ply.
     let (writes, fx) = client(&mut room, RED, ClientIn::Takeback, now);
     assert!(
-        matches!(writes.as_slice(), [Write::TakebackOffer { offer: Some((Color::Red, 5)), .. }]),
+        matches!(
+            writes.as_slice(),
+            [Write::TakebackOffer {
+                offer: Some((Color::Red, 5)),
+                ..
+            }]
+        ),
         "{writes:?}"
     );
     assert!(matches!(
@@ -1308,7 +1314,10 @@ fn a_takeback_is_asked_declined_dropped_by_a_move_and_accepted() {
     let (_, fx) = client(&mut room, RED, ClientIn::AcceptTakeback, now);
     assert_eq!(error_code(&fx, RED), Some(ErrorCode::NoTakeback));
     let (writes, fx) = client(&mut room, BLACK, ClientIn::DeclineTakeback, now);
-    assert!(matches!(writes.as_slice(), [Write::TakebackOffer { offer: None, .. }]));
+    assert!(matches!(
+        writes.as_slice(),
+        [Write::TakebackOffer { offer: None, .. }]
+    ));
     assert!(matches!(
         received(&fx, RED, Viewer::RED).as_slice(),
         [ClientOut::Takeback(t)] if t.offer.is_none() && t.declined_by == Some("black")

@@ -20,9 +20,9 @@ use serde::de::DeserializeOwned;
 use serde_json::json;
 
 use super::{Event, OrganiserAction, TError, game_options};
+use crate::Shared;
 use crate::request::{self, BodyError};
 use crate::util::{new_game_id, new_token, now_ms};
-use crate::Shared;
 
 impl IntoResponse for TError {
     fn into_response(self) -> Response {
