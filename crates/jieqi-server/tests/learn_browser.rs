@@ -10,10 +10,13 @@
 //!   and is revealed, the perpetual-check example ends in a loss; no JS exception.
 //! - `takeback_accepted`: Red (the browser) asks to take back his last move, Black (a
 //!   plain WebSocket) accepts; the page shows the position before it and plays on.
+//! - `clocks_in_view_on_phone_and_laptop`: at 390×844, 1366×657 and a landscape phone
+//!   (844×390) both clocks are inside the viewport without scrolling, and the players'
+//!   names stay on one line.
 
 use std::net::SocketAddr;
 
-use jieqi_server::{Config, Server};
+use jieqi_server::Server;
 use serde_json::{Value, json};
 
 mod common;
@@ -37,13 +40,7 @@ impl Stage {
         let chromedriver = tool("CHROMEDRIVER", "/usr/bin/chromedriver", "chromium-driver");
         let dir = tempfile::tempdir().expect("temp dir");
         let rt = runtime();
-        let server = rt
-            .block_on(Server::start(Config {
-                addr: SocketAddr::from(([127, 0, 0, 1], 0)),
-                db: dir.path().join("learn.db"),
-                ..Config::default()
-            }))
-            .expect("start the server");
+        let server = start_local_server(&rt, &dir.path().join("learn.db"));
         let driver = start_driver(&chromedriver);
         let b = new_session(&driver, &chromium, &dir.path().join("profile"));
         Stage {
@@ -55,6 +52,19 @@ impl Stage {
             rt,
             _dir: dir,
         }
+    }
+
+    /// A friend game with Red the browser's (its seat token in `Created`) and Black
+    /// joined over a plain WebSocket: live.
+    fn friend_game(&self) -> (common::Created, jieqi_server::client::WsClient) {
+        let g = self.rt.block_on(common::create(
+            self.addr,
+            json!({ "opponent": "friend", "color": "red", "time": "10+5" }),
+        ));
+        let (black, _) = self
+            .rt
+            .block_on(common::join(self.addr, &g.id, g.invite.as_deref()));
+        (g, black)
     }
 
     fn assert_no_console_errors(&self) {
@@ -112,10 +122,16 @@ fn lobby_loads_only_its_scripts() {
         "tournament.js",
         "replay.js",
     ] {
-        assert!(!names.contains(&unused), "the lobby fetched {unused}: {names:?}");
+        assert!(
+            !names.contains(&unused),
+            "the lobby fetched {unused}: {names:?}"
+        );
     }
     let total: u64 = files.iter().map(|(_, n)| n).sum();
-    println!("lobby: {} resources, {total} bytes transferred: {files:?}", files.len());
+    println!(
+        "lobby: {} resources, {total} bytes transferred: {files:?}",
+        files.len()
+    );
     s.finish();
 }
 
@@ -162,7 +178,10 @@ fn learn_page_in_both_languages() {
     assert_eq!(piece_at(b, ex, "c3"), Value::Null);
     b.click("#learn-example-next");
     wait_piece(b, ex, "e5", "c");
-    assert!(b.find(&format!("#{ex} .check")).is_some(), "the cannon gives check");
+    assert!(
+        b.find(&format!("#{ex} .check")).is_some(),
+        "the cannon gives check"
+    );
     b.click("#learn-example-next");
     wait_piece(b, ex, "e2", "R");
     b.click("#learn-example-next");
@@ -193,7 +212,8 @@ fn learn_page_in_both_languages() {
         b.click("#learn-perpetual-next");
     }
     assert!(
-        b.text("#learn-perpetual-note").contains("Red loses by perpetual check"),
+        b.text("#learn-perpetual-note")
+            .contains("Red loses by perpetual check"),
         "{}",
         b.text("#learn-perpetual-note")
     );
@@ -219,7 +239,9 @@ fn learn_page_in_both_languages() {
 
 /// Red's move by clicking on the game page.
 fn click_move(b: &Browser, from: &str, to: &str) {
-    b.wait_for(&format!(".board-box[data-turn='red'] .piece[data-sq='{from}']"));
+    b.wait_for(&format!(
+        ".board-box[data-turn='red'] .piece[data-sq='{from}']"
+    ));
     b.click(&format!(".piece[data-sq='{from}']"));
     b.wait_for(&format!(".dest[data-sq='{to}']"));
     b.click(&format!(".dest[data-sq='{to}']"));
@@ -229,13 +251,7 @@ fn click_move(b: &Browser, from: &str, to: &str) {
 fn takeback_accepted() {
     let s = Stage::start();
     let b = &s.b;
-    let g = s.rt.block_on(common::create(
-        s.addr,
-        json!({ "opponent": "friend", "color": "red", "time": "10+5" }),
-    ));
-    let (mut black, _) = s
-        .rt
-        .block_on(common::join(s.addr, &g.id, g.invite.as_deref()));
+    let (g, mut black) = s.friend_game();
     b.goto(&format!("{}/game/{}?seat={}", s.base, g.id, g.token));
     // Two reveals, then the kings step up; Black answers each of Red's moves once he
     // has seen it.
@@ -245,7 +261,10 @@ fn takeback_accepted() {
         ply += 1;
         s.rt.block_on(async {
             common::move_event(&mut black, ply).await;
-            black.send("move", json!({ "uci": answer }), None).await.unwrap();
+            black
+                .send("move", json!({ "uci": answer }), None)
+                .await
+                .unwrap();
             common::move_event(&mut black, ply + 1).await;
         });
         ply += 1;
@@ -276,12 +295,53 @@ fn takeback_accepted() {
     );
     assert!(b.find("#takeback-mine").is_none());
     assert!(
-        b.script("return document.body.innerText.includes('Moves taken back');", json!([]))
-            == json!(true)
+        b.script(
+            "return document.body.innerText.includes('Moves taken back');",
+            json!([])
+        ) == json!(true)
     );
     // And the game goes on from there.
     click_move(b, "e1", "e0");
     s.rt.block_on(common::move_event(&mut black, 5));
     drop(black);
+    s.finish();
+}
+
+#[test]
+fn clocks_in_view_on_phone_and_laptop() {
+    let s = Stage::start();
+    let b = &s.b;
+    let (g, _black) = s.friend_game();
+    for (width, height) in [(390, 844), (1366, 657), (844, 390)] {
+        b.cmd(
+            "POST",
+            "/window/rect",
+            Some(json!({ "width": width, "height": height })),
+        )
+        .expect("set the window size");
+        b.goto(&format!("{}/game/{}?seat={}", s.base, g.id, g.token));
+        b.wait_for("#clock-red");
+        b.wait_for("#clock-black");
+        let seen = b.script(
+            "const inView = (id) => {
+               const r = document.getElementById(id).getBoundingClientRect();
+               return r.width > 0 && r.top >= 0 && r.left >= 0
+                 && r.bottom <= innerHeight && r.right <= innerWidth;
+             };
+             const name = document.querySelector('#player-red .name');
+             return { red: inView('clock-red'), black: inView('clock-black'),
+                      scrolled: scrollY, size: [innerWidth, innerHeight],
+                      nowrap: getComputedStyle(name).whiteSpace === 'nowrap' };",
+            json!([]),
+        );
+        b.shot(&format!("game-{width}x{height}"));
+        assert_eq!(seen["red"], true, "own clock at {width}x{height}: {seen}");
+        assert_eq!(
+            seen["black"], true,
+            "opponent's clock at {width}x{height}: {seen}"
+        );
+        assert_eq!(seen["scrolled"], 0, "{seen}");
+        assert_eq!(seen["nowrap"], true, "{seen}");
+    }
     s.finish();
 }

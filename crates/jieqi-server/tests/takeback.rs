@@ -27,6 +27,17 @@ async fn takeback_event(c: &mut WsClient) -> Value {
     c.recv_until("takeback", WAIT).await.unwrap()
 }
 
+/// `asker` asks for a takeback; `other` hears it: `plies` to take back.
+async fn ask(asker: &mut WsClient, other: &mut WsClient, color: &str, plies: u32) {
+    asker.send("takeback", Value::Null, None).await.unwrap();
+    let ev = takeback_event(other).await;
+    assert_eq!(
+        (&ev["d"]["offer"], &ev["d"]["plies"]),
+        (&json!(color), &json!(plies)),
+        "{ev}"
+    );
+}
+
 /// The next `takeback` event whose `key` is set (a player also hears of his own
 /// request, first).
 async fn takeback_with(c: &mut WsClient, key: &str) -> Value {
@@ -68,12 +79,7 @@ async fn takeback_asked_accepted_refused_and_kept_across_a_restart() {
 
     // Black's king move showed nothing: Black asks, Red accepts.
     play(&mut red, &mut black, 5, &["e8e9"]).await;
-    black.send("takeback", Value::Null, None).await.unwrap();
-    let ev = takeback_event(&mut red).await;
-    assert_eq!(
-        (&ev["d"]["offer"], &ev["d"]["plies"]),
-        (&json!("black"), &json!(1))
-    );
+    ask(&mut black, &mut red, "black", 1).await;
     red.send("accept_takeback", Value::Null, None)
         .await
         .unwrap();
@@ -100,12 +106,7 @@ async fn takeback_asked_accepted_refused_and_kept_across_a_restart() {
         .unwrap();
     expect_error(&mut black, "no_takeback").await;
     play(&mut red, &mut black, 7, &["e7e8"]).await;
-    red.send("takeback", Value::Null, None).await.unwrap();
-    let ev = takeback_event(&mut black).await;
-    assert_eq!(
-        (&ev["d"]["offer"], &ev["d"]["plies"]),
-        (&json!("red"), &json!(2))
-    );
+    ask(&mut red, &mut black, "red", 2).await;
     drop((red, black));
     server.shutdown().await;
 
