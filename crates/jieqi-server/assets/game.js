@@ -12,7 +12,7 @@ import { playSound } from './sounds.js';
 import { readMove } from './moveinput.js';
 
 const ROLES = ['R', 'N', 'B', 'A', 'C', 'P'];
-const STATE_CHANGES = new Set(['move', 'end', 'draw', 'rematch']);
+const STATE_CHANGES = new Set(['move', 'end', 'draw', 'rematch', 'takeback']);
 
 /** The notation the move lists use: `zh`, `wxf` or `iccs`, remembered. */
 export function notationMode() {
@@ -413,6 +413,7 @@ export function showGame(main, id, token) {
         if (k in d) st[k] = d[k];
       }
       pendingAnim = { from: d.ply.from, to: d.ply.to, reveal: d.ply.reveal };
+      if (st.takeback) st.takeback.offer = null; // a move drops a takeback request
       notice = '';
       noticeCode = '';
       playSound(taken ? 'capture' : 'move');
@@ -444,6 +445,12 @@ export function showGame(main, id, token) {
       notice = d.declined_by && d.declined_by !== st.you ? t('drawDeclined') : '';
       noticeCode = notice ? 'draw_declined' : '';
       renderSide();
+    } else if (msg.t === 'takeback') {
+      // A request, its refusal, or plies taken back (a `state` follows with the position).
+      if (st.takeback) Object.assign(st.takeback, { offer: d.offer, plies: d.plies });
+      notice = d.taken_back ? t('takenBack') : d.declined_by && d.declined_by !== st.you ? t('takebackDeclined') : '';
+      noticeCode = d.taken_back ? 'taken_back' : notice ? 'takeback_declined' : '';
+      renderSide();
     } else if (msg.t === 'rematch') {
       st.rematch = d;
       // A spectator follows the players to their next game, as he followed this one.
@@ -453,6 +460,19 @@ export function showGame(main, id, token) {
       }
       renderSide();
     }
+  }
+
+  // Takebacks (casual games between two people): ask, or answer the opponent. A move
+  // that revealed a piece cannot be taken back; the server says so when asked.
+  function takebackButtons(me, them) {
+    const tb = st.takeback;
+    if (tb.offer === them) {
+      return [h('span', { class: 'offer', id: 'takeback-offer' }, t('takebackAsked')),
+        h('button', { type: 'button', id: 'accept-takeback', onclick: () => send('accept_takeback') }, t('acceptTakeback')),
+        h('button', { type: 'button', id: 'decline-takeback', onclick: () => send('decline_takeback') }, t('declineTakeback'))];
+    }
+    if (tb.offer === me) return [h('span', { class: 'offer', id: 'takeback-mine' }, t('youAskedTakeback'))];
+    return [h('button', { type: 'button', id: 'takeback', title: t('takebackHint'), onclick: () => send('takeback') }, t('takeback'))];
   }
 
   // Keep the time the running side used until now when its clock stops.
@@ -588,6 +608,7 @@ export function showGame(main, id, token) {
       } else {
         btns.push(h('button', { type: 'button', id: 'offer-draw', onclick: () => send('offer_draw') }, t('offerDraw')));
       }
+      if (!st.abortable && st.takeback && st.takeback.allowed) btns.push(...takebackButtons(me, them));
       const opp = st.players[them];
       if (!st.abortable && opp.kind === 'human' && opp.joined && !opp.connected && opp.away_ms !== null) {
         const away = opp.away_ms + (performance.now() - presenceAt);

@@ -391,6 +391,15 @@ document.documentElement.lang = lang === 'zh' ? 'zh-CN' : 'en';
 // --- Issue 18, "Bugs a player hits": the strings of those fixes. ---
 addStrings({
   zh: {
+    learnJieqi: '学揭棋',
+    takeback: '悔棋',
+    takebackHint: '请求收回自己的上一步（对方已应着则连同对方那步）。翻开过棋子或吃过暗子的着法不能悔：看到的身份不能再藏起来。',
+    takebackAsked: '对方请求悔棋',
+    acceptTakeback: '同意悔棋',
+    declineTakeback: '拒绝',
+    youAskedTakeback: '已请求悔棋',
+    takebackDeclined: '对方拒绝了悔棋',
+    takenBack: '已悔棋',
     moveNotSent: '连接已断开：这步棋没有发出，请在重新连接后再走',
     watchRematch: '观看再战',
     notFoundTitle: '找不到这个页面',
@@ -399,6 +408,15 @@ addStrings({
     notFoundHome: '返回大厅',
   },
   en: {
+    learnJieqi: 'Learn',
+    takeback: 'Take back',
+    takebackHint: 'Ask to take back your last move (and the reply, if made). A move that revealed or took a face-down piece cannot be taken back: an identity once seen cannot be hidden again.',
+    takebackAsked: 'Your opponent asks to take back a move',
+    acceptTakeback: 'Accept',
+    declineTakeback: 'Decline',
+    youAskedTakeback: 'Takeback asked',
+    takebackDeclined: 'Takeback declined',
+    takenBack: 'Moves taken back',
     moveNotSent: 'Connection lost: this move was not sent. Move again once reconnected.',
     watchRematch: 'Watch the rematch',
     notFoundTitle: 'Page not found',

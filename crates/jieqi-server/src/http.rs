@@ -149,6 +149,7 @@ pub fn router() -> Router<Arc<Shared>> {
         .route("/replay/{id}", get(game_page))
         .route("/@/{name}", get(page))
         .route("/login", get(page))
+        .route("/learn", get(page))
         .route("/assets/{*path}", get(asset))
         .route("/ws", get(upgrade))
         .route("/api/health", get(health))
@@ -161,28 +162,68 @@ pub fn router() -> Router<Arc<Shared>> {
         .fallback(not_found)
 }
 
-pub(crate) async fn page() -> Response {
-    page_html()
+/// A page route: the UI (the page reads the address to decide what to show).
+pub(crate) async fn page(headers: HeaderMap) -> Response {
+    page_html(&headers)
 }
 
 /// The UI with status 404: the page itself says what was not found (in the reader's
 /// language) and links home, so a wrong address never ends on the browser's blank
 /// error page nor silently on the lobby.
 pub fn not_found_page() -> Response {
-    let mut r = page_html();
+    let mut r = page_html(&HeaderMap::new());
     *r.status_mut() = StatusCode::NOT_FOUND;
     r
 }
 
-fn page_html() -> Response {
-    match assets::get("index.html") {
-        Some(b) => ([(header::CONTENT_TYPE, "text/html; charset=utf-8")], b).into_response(),
+/// The UI page, revalidated on every load (`no-cache` with its ETag), so a browser
+/// never keeps the page of a previous version: the page names its scripts by
+/// versioned URLs, which are cached for good.
+pub(crate) fn page_html(headers: &HeaderMap) -> Response {
+    match assets::page() {
+        Some(a) => cached(headers, a, "text/html; charset=utf-8", REVALIDATE),
         None => (
             StatusCode::NOT_FOUND,
             "this build has no web UI (crates/jieqi-server/assets/index.html was missing)",
         )
             .into_response(),
     }
+}
+
+/// `Cache-Control` of what must be revalidated before each use (pages, unversioned
+/// asset URLs).
+const REVALIDATE: &str = "no-cache";
+/// `Cache-Control` of a versioned asset URL: its content never changes.
+const IMMUTABLE: &str = "public, max-age=31536000, immutable";
+
+/// `asset` with its validator and caching policy, or `304 Not Modified` when the
+/// request's `If-None-Match` names it.
+fn cached(
+    headers: &HeaderMap,
+    asset: &'static assets::Asset,
+    content_type: &'static str,
+    cache_control: &'static str,
+) -> Response {
+    let fresh = headers
+        .get_all(header::IF_NONE_MATCH)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .map(|tag| tag.trim())
+        .any(|tag| tag == "*" || tag.trim_start_matches("W/") == asset.etag);
+    let validators = [
+        (header::ETAG, asset.etag.clone()),
+        (header::CACHE_CONTROL, cache_control.to_string()),
+    ];
+    if fresh {
+        return (StatusCode::NOT_MODIFIED, validators).into_response();
+    }
+    (
+        validators,
+        [(header::CONTENT_TYPE, content_type)],
+        asset.bytes.clone(),
+    )
+        .into_response()
 }
 
 /// Any address no route knows: the not-found page, or a JSON error under `/api/`.
@@ -196,16 +237,35 @@ async fn not_found(uri: axum::http::Uri) -> Response {
 
 /// `/game/ID` and `/replay/ID`: the UI, or the not-found page for a game that does not
 /// exist.
-async fn game_page(State(shared): State<Arc<Shared>>, Path(id): Path<String>) -> Response {
+async fn game_page(
+    State(shared): State<Arc<Shared>>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+) -> Response {
     let known = util::is_game_id(&id)
         && (shared.registry.get(&id).is_some()
             || matches!(shared.store.summary(&id).await, Ok(Some(_)) | Err(_)));
-    if known { page_html() } else { not_found_page() }
+    if known {
+        page_html(&headers)
+    } else {
+        not_found_page()
+    }
 }
 
-async fn asset(Path(path): Path<String>) -> Response {
-    match assets::get(&path) {
-        Some(b) => ([(header::CONTENT_TYPE, assets::content_type(&path))], b).into_response(),
+/// `/assets/PATH` (revalidated) and `/assets/v/VERSION/PATH` (immutable when
+/// `VERSION` is this build's; a page of an older build still gets today's files, but
+/// not cached for good).
+async fn asset(Path(path): Path<String>, headers: HeaderMap) -> Response {
+    let (file, current) = assets::unversion(&path);
+    match assets::file(file) {
+        Some(a) => {
+            let policy = if current == Some(true) {
+                IMMUTABLE
+            } else {
+                REVALIDATE
+            };
+            cached(&headers, a, assets::content_type(file), policy)
+        }
         None => (StatusCode::NOT_FOUND, "no such asset").into_response(),
     }
 }

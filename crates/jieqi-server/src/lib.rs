@@ -447,6 +447,7 @@ impl Shared {
             updated_ms: util::now_ms(),
             chat: Vec::new(),
             mutes: ByColor::default(),
+            takeback: None,
         };
         self.spawn_game(stored, None)?;
         Ok(Created {
@@ -552,8 +553,14 @@ pub struct GameEnded {
 
 /// Every route of the server: games, pages and assets ([`http`]), accounts
 /// ([`accounts`]), tournaments ([`tournament`]) and the lobby socket ([`seek`]), with the request body limit and
-/// the CSRF guard on every state-changing request.
+/// the CSRF guard on every state-changing request, and responses compressed (gzip or
+/// Brotli, as the client accepts) where that pays.
 pub fn app(shared: Arc<Shared>) -> axum::Router {
+    use tower_http::compression::predicate::{NotForContentType, Predicate};
+    use tower_http::compression::{CompressionLayer, DefaultPredicate};
+    // The default skips small bodies, images and event streams; fonts (woff2) are
+    // compressed already. WebSocket upgrades have no body and pass untouched.
+    let compress = DefaultPredicate::new().and(NotForContentType::const_new("font/"));
     http::router()
         .merge(accounts::routes::routes())
         .merge(tournament::routes())
@@ -561,6 +568,7 @@ pub fn app(shared: Arc<Shared>) -> axum::Router {
         .merge(analysis::routes())
         .layer(axum::middleware::from_fn(accounts::csrf::guard))
         .layer(axum::extract::DefaultBodyLimit::max(request::BODY_LIMIT))
+        .layer(CompressionLayer::new().compress_when(compress))
         .with_state(shared)
 }
 

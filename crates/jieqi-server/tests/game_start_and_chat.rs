@@ -315,7 +315,7 @@ async fn hostile_chat_gets_clear_errors_and_breaks_nothing() {
     assert_eq!(s["d"]["chat"]["lines"].as_array().unwrap().len(), 5);
     let health = get(addr, "/api/health").await;
     assert_eq!(health["ok"], true);
-    assert_eq!(health["protocol"], 3);
+    assert_eq!(health["protocol"], 4);
     server.shutdown().await;
 }
 

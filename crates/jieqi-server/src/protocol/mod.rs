@@ -4,8 +4,9 @@
 
 /// The protocol's version (docs/protocol.md): 2 since accounts, when state-changing
 /// HTTP requests began to need the CSRF token; 3 since aborted games (result `*`) and
-/// chat.
-pub const VERSION: u32 = 3;
+/// chat; 4 since takeback requests (`takeback`, `accept_takeback`, `decline_takeback`,
+/// the `takeback` event and `state.takeback`).
+pub const VERSION: u32 = 4;
 
 pub mod lobby;
 pub mod out;
@@ -71,6 +72,13 @@ pub enum ClientIn {
         /// Off or on.
         muted: bool,
     },
+    /// Ask to take back one's last move (and the opponent's reply, if he has made it);
+    /// accepts the opponent's standing request instead, if he made one.
+    Takeback,
+    /// Accept the opponent's takeback request.
+    AcceptTakeback,
+    /// Decline the opponent's takeback request.
+    DeclineTakeback,
 }
 
 /// What a message type carries in `d`.
@@ -85,7 +93,7 @@ enum Data {
 }
 
 /// Every client message type with the shape of its data.
-const TYPES: [(&str, Data); 13] = [
+const TYPES: [(&str, Data); 16] = [
     ("join", Data::Required),
     ("move", Data::Required),
     ("resign", Data::Ignored),
@@ -99,6 +107,9 @@ const TYPES: [(&str, Data); 13] = [
     ("abort", Data::Ignored),
     ("chat", Data::Required),
     ("chat_mute", Data::Required),
+    ("takeback", Data::Ignored),
+    ("accept_takeback", Data::Ignored),
+    ("decline_takeback", Data::Ignored),
 ];
 
 impl ClientIn {
@@ -118,6 +129,9 @@ impl ClientIn {
             ClientIn::Abort => "abort",
             ClientIn::Chat { .. } => "chat",
             ClientIn::ChatMute { .. } => "chat_mute",
+            ClientIn::Takeback => "takeback",
+            ClientIn::AcceptTakeback => "accept_takeback",
+            ClientIn::DeclineTakeback => "decline_takeback",
         }
     }
 }
@@ -179,6 +193,11 @@ pub enum ErrorCode {
     ChatRoom,
     /// The chat room of this game holds no more lines.
     ChatFull,
+    /// No takeback request to accept or decline.
+    NoTakeback,
+    /// A takeback this game does not allow: a rated, tournament or engine game, no
+    /// move of one's own to take back, or a move that revealed an identity.
+    TakebackRefused,
     /// The server failed (nothing changed).
     Internal,
 }
@@ -319,6 +338,9 @@ mod tests {
             ("claim_abandonment", ClientIn::ClaimAbandonment),
             ("sync", ClientIn::Sync),
             ("abort", ClientIn::Abort),
+            ("takeback", ClientIn::Takeback),
+            ("accept_takeback", ClientIn::AcceptTakeback),
+            ("decline_takeback", ClientIn::DeclineTakeback),
         ] {
             assert_eq!(parse(&format!(r#"{{"t":"{t}"}}"#)).unwrap().msg, want);
             assert_eq!(
@@ -397,6 +419,8 @@ mod tests {
             (ErrorCode::IllegalMove, "illegal_move"),
             (ErrorCode::StaleVersion, "stale_version"),
             (ErrorCode::BadJson, "bad_json"),
+            (ErrorCode::TakebackRefused, "takeback_refused"),
+            (ErrorCode::NoTakeback, "no_takeback"),
         ] {
             assert_eq!(serde_json::to_value(code).unwrap(), name);
         }

@@ -31,6 +31,8 @@ pub enum ClientOut {
     Pong(PongOut),
     /// A chat line.
     Chat(ChatOut),
+    /// The takeback request changed, or moves were taken back.
+    Takeback(TakebackOut),
 }
 
 impl ClientOut {
@@ -46,6 +48,7 @@ impl ClientOut {
             ClientOut::Error(_) => "error",
             ClientOut::Pong(_) => "pong",
             ClientOut::Chat(_) => "chat",
+            ClientOut::Takeback(_) => "takeback",
         }
     }
 }
@@ -94,6 +97,7 @@ impl Serialize for Outgoing {
             ClientOut::Error(d) => map.serialize_entry("d", d)?,
             ClientOut::Pong(d) => map.serialize_entry("d", d)?,
             ClientOut::Chat(d) => map.serialize_entry("d", d)?,
+            ClientOut::Takeback(d) => map.serialize_entry("d", d)?,
         }
         map.end()
     }
@@ -152,6 +156,19 @@ pub struct DrawOut {
     pub offer: Option<&'static str>,
     /// Who just declined.
     pub declined_by: Option<&'static str>,
+}
+
+/// The takeback state (docs/protocol.md §3.3, `takeback`).
+#[derive(Clone, Debug, Serialize)]
+pub struct TakebackOut {
+    /// Who has a standing request.
+    pub offer: Option<&'static str>,
+    /// How many plies that request would take back (1 or 2).
+    pub plies: Option<u32>,
+    /// Who just declined.
+    pub declined_by: Option<&'static str>,
+    /// How many plies were just taken back (a `state` follows with the position).
+    pub taken_back: Option<u32>,
 }
 
 /// Who is here.
@@ -225,6 +242,9 @@ pub struct StateOut {
     pub clock: Option<ClockOut>,
     /// Who has a standing draw offer.
     pub draw_offer: Option<&'static str>,
+    /// Whether takebacks may be asked for in this game (casual, two people, not a
+    /// tournament game), and the standing request.
+    pub takeback: TakebackStateOut,
     /// The rematch state after the end.
     pub rematch: Option<RematchOut>,
     /// The end.
@@ -235,6 +255,17 @@ pub struct StateOut {
     pub first_move: Option<FirstMoveOut>,
     /// The chat this viewer reads.
     pub chat: ChatStateOut,
+}
+
+/// Takebacks in `state`.
+#[derive(Clone, Debug, Serialize)]
+pub struct TakebackStateOut {
+    /// Whether this game allows takeback requests at all.
+    pub allowed: bool,
+    /// Who has a standing request.
+    pub offer: Option<&'static str>,
+    /// How many plies that request would take back.
+    pub plies: Option<u32>,
 }
 
 /// A player's first move is awaited: his clock does not run yet, but if he does not

@@ -277,6 +277,8 @@ enum Pending {
     },
     /// A chat line.
     Chat { line: ChatLine, asker: Asker },
+    /// Plies taken back: the game keeps its first `keep`.
+    Takeback { keep: usize, asker: Option<Asker> },
     /// An end without a move.
     Finish {
         end: GameEnd,
@@ -306,6 +308,8 @@ pub struct Room {
     status: Status,
     version: u64,
     draw_offer: Option<Color>,
+    /// Who asks to take back his last move (docs/server.md, "Takebacks").
+    takeback_offer: Option<Color>,
     rematch_offers: ByColor<bool>,
     rematch: Option<Rematch>,
     rematch_asker: Option<Asker>,
@@ -390,6 +394,11 @@ impl Room {
         let away_since =
             ByColor::new_with(|c| (seats[c].engine.is_none() && seats[c].joined).then_some(now.at));
         let version = 1 + game.plies().len() as u64 + u64::from(status == Status::Finished);
+        // A stored request stands only while the game is where it was made.
+        let takeback_offer = s
+            .takeback
+            .filter(|&(_, n)| status == Status::Live && n as usize == game.plies().len())
+            .map(|(c, _)| c);
         Ok(Room {
             id: s.new.id,
             salt: s.new.salt,
@@ -408,6 +417,7 @@ impl Room {
             status,
             version,
             draw_offer: None,
+            takeback_offer,
             rematch_offers: ByColor::default(),
             rematch: s.rematch.map(|id| Rematch {
                 id,
@@ -855,6 +865,33 @@ impl Room {
                 Ok(())
             }
             ClientIn::Rematch => self.rematch(conn, me),
+            ClientIn::Takeback => {
+                if self.takeback_offer == Some(!me) {
+                    return self.take_back(!me, asker);
+                }
+                let plies = self.takeback_plies(me)?;
+                if self.takeback_offer != Some(me) {
+                    self.takeback_offer = Some(me);
+                    self.persist_takeback_offer();
+                    self.takeback_event(Some((me, plies)), None, None);
+                }
+                Ok(())
+            }
+            ClientIn::AcceptTakeback => {
+                if self.takeback_offer != Some(!me) || self.status != Status::Live {
+                    return Err(no_takeback());
+                }
+                self.take_back(!me, asker)
+            }
+            ClientIn::DeclineTakeback => {
+                if self.takeback_offer != Some(!me) || self.status != Status::Live {
+                    return Err(no_takeback());
+                }
+                self.takeback_offer = None;
+                self.persist_takeback_offer();
+                self.takeback_event(None, Some(me), None);
+                Ok(())
+            }
             ClientIn::ClaimAbandonment => {
                 self.require_under_way()?;
                 let them = !me;
@@ -886,6 +923,93 @@ impl Room {
             )),
             ClientIn::Ping { .. } | ClientIn::Sync | ClientIn::Chat { .. } => Ok(()),
         }
+    }
+
+    /// Whether this game allows takeback requests: a casual game between two people,
+    /// not a tournament game (whose result belongs to the event).
+    pub fn takebacks_allowed(&self) -> bool {
+        !self.rated
+            && !self.tournament
+            && Color::ALL.iter().all(|&c| self.seats[c].engine.is_none())
+    }
+
+    /// How many plies a takeback asked for by `who` would take back now: his last
+    /// move, and the opponent's reply if he has made it; or why none.
+    ///
+    /// A ply that uncovered an identity (a face-down piece moved, or one was taken) is
+    /// never taken back: what it showed cannot be unseen by the player who saw it, and
+    /// replaying the position with that knowledge would not be the same game. The
+    /// first two plies are not taken back either: before both have moved, `abort`
+    /// ends the game instead.
+    fn takeback_plies(&self, who: Color) -> Result<usize, ProtoError> {
+        self.require_live()?;
+        let refused = |m: &str| Err(ProtoError::new(ErrorCode::TakebackRefused, m));
+        if !self.takebacks_allowed() {
+            return refused(
+                "takebacks are for casual games between two people, not rated, tournament or engine games",
+            );
+        }
+        let k = if self.game.turn() == who { 2 } else { 1 };
+        let plies = self.game.plies();
+        if plies.len() < k + 2 {
+            return refused("the first moves cannot be taken back: abort the game instead");
+        }
+        if plies[plies.len() - k..]
+            .iter()
+            .any(|p| p.reveals.mover.is_some() || p.captured_hidden())
+        {
+            return refused(
+                "a move that revealed a piece cannot be taken back: what it showed cannot be hidden again",
+            );
+        }
+        Ok(k)
+    }
+
+    /// Takes back what `who` asked for, once stored.
+    fn take_back(&mut self, who: Color, asker: Option<Asker>) -> Result<(), ProtoError> {
+        let k = self.takeback_plies(who)?;
+        let keep = self.game.plies().len() - k;
+        self.out.push(Effect::Persist(Write::Takeback {
+            id: self.id.clone(),
+            keep: keep as u32,
+        }));
+        self.pending = Some(Pending::Takeback { keep, asker });
+        Ok(())
+    }
+
+    /// The stored takeback is applied: the game goes back to `keep` plies, the clocks
+    /// keep the times they have (as on lichess) and run for the side now to move, and
+    /// everyone gets the new state.
+    fn taken_back(&mut self, keep: usize, now: Now) {
+        let taken = self.game.plies().len() - keep;
+        match stored::first_plies(&self.game, keep) {
+            Ok(g) => self.game = g,
+            Err(e) => {
+                tracing::error!(game = %self.id, "cannot replay the game for a takeback: {e}");
+                return;
+            }
+        }
+        self.views = ViewerPositions::of(&self.game);
+        self.metas.truncate(keep);
+        if let Some(c) = &mut self.clock {
+            c.stop(now.at);
+            c.start(self.game.turn(), now.at);
+        }
+        self.takeback_offer = None;
+        self.draw_offer = None;
+        tracing::info!(game = %self.id, plies = taken, "moves taken back");
+        self.takeback_event(None, None, Some(taken as u32));
+        self.version += 1;
+        self.broadcast_with(|r, v| r.state_out(v, now));
+    }
+
+    fn persist_takeback_offer(&mut self) {
+        self.out.push(Effect::Persist(Write::TakebackOffer {
+            id: self.id.clone(),
+            offer: self
+                .takeback_offer
+                .map(|c| (c, self.game.plies().len() as u32)),
+        }));
     }
 
     fn require_live(&self) -> Result<(), ProtoError> {
@@ -1022,6 +1146,17 @@ impl Room {
                 Ok(()),
             ) => self.move_stored(color, clock, mover_left, played),
             (Some(Pending::Chat { line, .. }), Ok(())) => self.chat_stored(line),
+            (Some(Pending::Takeback { keep, .. }), Ok(())) => self.taken_back(keep, now),
+            (Some(Pending::Takeback { asker, .. }), Err(e)) => {
+                tracing::error!(game = %self.id, "cannot store a takeback: {e}");
+                if let Some(a) = asker {
+                    let e = ProtoError::new(
+                        ErrorCode::Internal,
+                        "the takeback could not be stored; nothing was taken back",
+                    );
+                    self.send(a.conn, e.to_out(Some(a.in_)));
+                }
+            }
             (Some(Pending::Chat { asker, .. }), Err(e)) => {
                 tracing::error!(game = %self.id, "cannot store a chat line: {e}");
                 let e = ProtoError::new(ErrorCode::Internal, "the message could not be stored");
@@ -1062,6 +1197,7 @@ impl Room {
                 }
                 self.status = Status::Finished;
                 self.draw_offer = None;
+                self.takeback_offer = None;
                 self.version += 1;
                 self.broadcast_end();
                 if let (Some(a), Some(n)) = (asker, notice) {
@@ -1114,6 +1250,9 @@ impl Room {
         if self.draw_offer == Some(!color) {
             self.draw_offer = None;
         }
+        // A move drops a standing takeback request (the stored one lapses with it: it
+        // names the ply count it was made at).
+        self.takeback_offer = None;
         if outcome.is_some() {
             self.status = Status::Finished;
         }
@@ -1279,6 +1418,13 @@ impl Room {
 
 fn game_over() -> ProtoError {
     ProtoError::new(ErrorCode::GameOver, "the game is over")
+}
+
+fn no_takeback() -> ProtoError {
+    ProtoError::new(
+        ErrorCode::NoTakeback,
+        "your opponent has not asked to take back a move",
+    )
 }
 
 fn no_draw_offer() -> ProtoError {

@@ -6,7 +6,8 @@ use jieqi_core::{Color, Viewer};
 use super::{Effect, PerViewer, Room, Status, invite_url};
 use crate::knowledge::{self, EndOut, LegalOut, PlyOut, SeatOut, VIEWERS, viewer_index};
 use crate::protocol::out::{
-    ClockOut, DrawOut, FirstMoveOut, MoveOut, PresenceOut, RematchOut, RulesOut, StateOut, TimeOut,
+    ClockOut, DrawOut, FirstMoveOut, MoveOut, PresenceOut, RematchOut, RulesOut, StateOut,
+    TakebackOut, TakebackStateOut, TimeOut,
 };
 use crate::protocol::{ClientOut, Outgoing};
 
@@ -152,6 +153,14 @@ impl Room {
             legal: self.legal_for(v),
             clock: self.clock_out(now),
             draw_offer: self.draw_offer.map(Color::name),
+            takeback: TakebackStateOut {
+                allowed: self.takebacks_allowed(),
+                offer: self.takeback_offer.map(Color::name),
+                plies: self
+                    .takeback_offer
+                    .and_then(|c| self.takeback_plies(c).ok())
+                    .map(|k| k as u32),
+            },
             rematch: (self.status == Status::Finished
                 && (self.rematch.is_some()
                     || self.rematch_offers.red
@@ -239,6 +248,24 @@ impl Room {
         );
         self.broadcast_with(|_, _| ClientOut::End(Box::new(end.clone())));
         self.out.push(Effect::Ended(o));
+    }
+
+    /// Everyone hears of a takeback request (`offer`: who, how many plies), its
+    /// refusal, or the plies just taken back.
+    pub(super) fn takeback_event(
+        &mut self,
+        offer: Option<(Color, usize)>,
+        declined_by: Option<Color>,
+        taken_back: Option<u32>,
+    ) {
+        self.version += 1;
+        let d = TakebackOut {
+            offer: offer.map(|(c, _)| c.name()),
+            plies: offer.map(|(_, k)| k as u32),
+            declined_by: declined_by.map(Color::name),
+            taken_back,
+        };
+        self.broadcast_with(|_, _| ClientOut::Takeback(d.clone()));
     }
 
     pub(super) fn draw_event(&mut self, offer: Option<Color>, declined_by: Option<Color>) {

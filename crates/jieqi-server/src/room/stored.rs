@@ -52,11 +52,14 @@ pub fn replay_stored(
 /// move could not be stored (rare), so that no copy of the game is made before every
 /// move.
 pub fn without_last_ply(game: &Game) -> Result<Game, jieqi_core::GameError> {
+    first_plies(game, game.plies().len().saturating_sub(1))
+}
+
+/// The game replayed to its first `keep` plies (a takeback).
+pub fn first_plies(game: &Game, keep: usize) -> Result<Game, jieqi_core::GameError> {
     let mut g = Game::from_position(game.start().clone(), *game.deal(), *game.rules())?;
-    if let Some((_, earlier)) = game.plies().split_last() {
-        for p in earlier {
-            g.play(p.mv)?;
-        }
+    for p in game.plies().iter().take(keep) {
+        g.play(p.mv)?;
     }
     Ok(g)
 }

@@ -44,6 +44,7 @@ fn stored(engine: ByColor<Option<u8>>, tc: Option<TimeControl>) -> StoredGame {
         updated_ms: 0,
         chat: Vec::new(),
         mutes: ByColor::default(),
+        takeback: None,
     }
 }
 
@@ -1259,4 +1260,181 @@ fn an_engine_game_has_no_player_chat_and_stored_chat_comes_back() {
     let black = state_of(&room, Viewer::BLACK, now).chat;
     assert_eq!(black.lines[0].name.as_deref(), Some("Bob"));
     assert!(!black.muted);
+}
+
+/// Plays `moves` in turn, Red first, each accepted.
+fn play_all(room: &mut Room, moves: &[&str], now: Now) {
+    for m in moves {
+        let conn = if room.game().turn() == Color::Red {
+            RED
+        } else {
+            BLACK
+        };
+        let (_, fx) = client(room, conn, mv(m), now);
+        assert_eq!(error_code(&fx, conn), None, "{m}");
+    }
+}
+
+fn takeback_written(writes: &[Write]) -> Option<u32> {
+    writes.iter().find_map(|w| match w {
+        Write::Takeback { keep, .. } => Some(*keep),
+        _ => None,
+    })
+}
+
+#[test]
+fn a_takeback_is_asked_declined_dropped_by_a_move_and_accepted() {
+    let now = Now::real();
+    let mut room = live_game(Some(TimeControl::parse("5+0", None).unwrap().unwrap()), now);
+    // Two reveals, then the kings step up: moves that show nothing.
+    play_all(&mut room, &["a3a4", "a6a5", "e0e1", "e9e8", "e1e0"], now);
+    assert!(state_of(&room, Viewer::RED, now).takeback.allowed);
+
+    // Red asks to take back his king move (Black has not replied): one ply.
+    let (writes, fx) = client(&mut room, RED, ClientIn::Takeback, now);
+    assert!(
+        matches!(
+            writes.as_slice(),
+            [Write::TakebackOffer {
+                offer: Some((Color::Red, 5)),
+                ..
+            }]
+        ),
+        "{writes:?}"
+    );
+    assert!(matches!(
+        received(&fx, BLACK, Viewer::BLACK).as_slice(),
+        [ClientOut::Takeback(t)] if t.offer == Some("red") && t.plies == Some(1)
+    ));
+    assert_eq!(
+        state_of(&room, Viewer::Spectator, now).takeback.offer,
+        Some("red")
+    );
+    // Only the opponent answers it.
+    let (_, fx) = client(&mut room, RED, ClientIn::AcceptTakeback, now);
+    assert_eq!(error_code(&fx, RED), Some(ErrorCode::NoTakeback));
+    let (writes, fx) = client(&mut room, BLACK, ClientIn::DeclineTakeback, now);
+    assert!(matches!(
+        writes.as_slice(),
+        [Write::TakebackOffer { offer: None, .. }]
+    ));
+    assert!(matches!(
+        received(&fx, RED, Viewer::RED).as_slice(),
+        [ClientOut::Takeback(t)] if t.offer.is_none() && t.declined_by == Some("black")
+    ));
+
+    // Asked again, then Black moves instead: the request lapses.
+    client(&mut room, RED, ClientIn::Takeback, now);
+    play_all(&mut room, &["e8e9"], now);
+    assert_eq!(state_of(&room, Viewer::RED, now).takeback.offer, None);
+    let (_, fx) = client(&mut room, BLACK, ClientIn::AcceptTakeback, now);
+    assert_eq!(error_code(&fx, BLACK), Some(ErrorCode::NoTakeback));
+
+    // Now Red's takeback is his move and Black's reply: two plies. Black accepts.
+    client(&mut room, RED, ClientIn::Takeback, now);
+    assert_eq!(state_of(&room, Viewer::BLACK, now).takeback.plies, Some(2));
+    let v = room.version();
+    let (writes, fx) = client(&mut room, BLACK, ClientIn::AcceptTakeback, now);
+    assert_eq!(takeback_written(&writes), Some(4));
+    assert_eq!(room.game().plies().len(), 4);
+    assert_eq!(room.game().turn(), Color::Red);
+    let got = received(&fx, WATCHER, Viewer::Spectator);
+    assert!(
+        matches!(got.as_slice(), [ClientOut::Takeback(t), ClientOut::State(s)]
+            if t.taken_back == Some(2) && s.moves.len() == 4 && s.turn == "red"),
+        "{got:?}"
+    );
+    assert_eq!(room.version(), v + 2);
+    let s = state_of(&room, Viewer::RED, now);
+    assert!(s.takeback.offer.is_none());
+    assert_eq!(s.clock.map(|c| c.running), Some(Some("red")));
+    // The game goes on from there.
+    play_all(&mut room, &["e1e0"], now);
+}
+
+#[test]
+fn a_move_that_revealed_a_piece_is_never_taken_back() {
+    let now = Now::real();
+    let mut room = live_game(None, now);
+    play_all(&mut room, &["a3a4", "a6a5", "e0e1", "e9e8"], now);
+    // The first moves: abort instead.
+    let mut early = live_game(None, now);
+    play_all(&mut early, &["e0e1", "a6a5"], now);
+    let (_, fx) = client(&mut early, BLACK, ClientIn::Takeback, now);
+    assert_eq!(error_code(&fx, BLACK), Some(ErrorCode::TakebackRefused));
+
+    // Red reveals a pawn: that ply cannot be taken back, alone or with the reply.
+    play_all(&mut room, &["c3c4"], now);
+    let (writes, fx) = client(&mut room, RED, ClientIn::Takeback, now);
+    assert_eq!(error_code(&fx, RED), Some(ErrorCode::TakebackRefused));
+    assert!(writes.is_empty());
+    play_all(&mut room, &["e8e9"], now);
+    let (_, fx) = client(&mut room, RED, ClientIn::Takeback, now);
+    assert_eq!(error_code(&fx, RED), Some(ErrorCode::TakebackRefused));
+    // Black's king move alone showed nothing.
+    let (_, fx) = client(&mut room, BLACK, ClientIn::Takeback, now);
+    assert_eq!(error_code(&fx, BLACK), None);
+    let (writes, _) = client(&mut room, RED, ClientIn::AcceptTakeback, now);
+    assert_eq!(takeback_written(&writes), Some(5));
+    // Spectators cannot ask.
+    let (_, fx) = client(&mut room, WATCHER, ClientIn::Takeback, now);
+    assert_eq!(error_code(&fx, WATCHER), Some(ErrorCode::NotAPlayer));
+}
+
+#[test]
+fn no_takebacks_in_rated_or_engine_games_and_a_stored_request_survives_a_restart() {
+    let now = Now::real();
+    let mut s = stored(ByColor::default(), None);
+    s.new.rated = true;
+    let rated = Room::from_stored(s, None, RoomLimits::default(), now).unwrap();
+    assert!(!rated.takebacks_allowed());
+    let engine = Room::from_stored(
+        stored(
+            ByColor {
+                red: None,
+                black: Some(1),
+            },
+            None,
+        ),
+        None,
+        RoomLimits::default(),
+        now,
+    )
+    .unwrap();
+    assert!(!engine.takebacks_allowed());
+    let mut tournament = live_game(None, now);
+    tournament.set_tournament(true);
+    play_all(&mut tournament, &["a3a4", "a6a5", "e0e1"], now);
+    let (_, fx) = client(&mut tournament, RED, ClientIn::Takeback, now);
+    assert_eq!(error_code(&fx, RED), Some(ErrorCode::TakebackRefused));
+
+    // A request stored at the current ply count stands after a restart; one made at
+    // another count lapsed with the move that followed it.
+    let mut room = live_game(None, now);
+    play_all(&mut room, &["a3a4", "a6a5", "e0e1"], now);
+    let moves: Vec<MoveRecord> = room
+        .game()
+        .plies()
+        .iter()
+        .enumerate()
+        .map(|(i, p)| MoveRecord {
+            n: i as u32 + 1,
+            uci: p.mv.to_string(),
+            red_ms: 0,
+            black_ms: 0,
+            at_ms: 0,
+        })
+        .collect();
+    for (stored_at, stands) in [(3, true), (2, false)] {
+        let mut s = stored(ByColor::default(), None);
+        s.started_ms = Some(1);
+        s.new.seats.red.joined = true;
+        s.new.seats.black.joined = true;
+        s.moves = moves.clone();
+        s.takeback = Some((Color::Red, stored_at));
+        let back = Room::from_stored(s, None, RoomLimits::default(), now).unwrap();
+        assert_eq!(back.status(), Status::Live);
+        let offer = state_of(&back, Viewer::BLACK, now).takeback.offer;
+        assert_eq!(offer.is_some(), stands, "stored at {stored_at}");
+    }
 }

@@ -170,6 +170,9 @@ pub struct StoredGame {
     pub chat: Vec<ChatLine>,
     /// Which players have turned the other's chat off.
     pub mutes: ByColor<bool>,
+    /// A standing takeback request: who asked, and at how many plies (it stands only
+    /// while the game has that many; a move since then dropped it).
+    pub takeback: Option<(Color, u32)>,
 }
 
 /// A game's lobby line.
@@ -281,6 +284,21 @@ pub enum Write {
         id: String,
         /// The line.
         line: ChatLine,
+    },
+    /// A takeback request was made (`Some`: who, at how many plies) or answered.
+    TakebackOffer {
+        /// Game id.
+        id: String,
+        /// The request.
+        offer: Option<(Color, u32)>,
+    },
+    /// Moves were taken back: the game keeps its first `keep` plies (and drops the
+    /// request).
+    Takeback {
+        /// Game id.
+        id: String,
+        /// Plies kept.
+        keep: u32,
     },
     /// A player turned the opponent's chat off or on again.
     ChatMute {

@@ -160,12 +160,20 @@ CREATE TABLE IF NOT EXISTS chat_mutes (
 ";
 
 /// Columns added to `games` after its first version, with their definitions.
-const ADDED_COLUMNS: [(&str, &str); 4] = [
+const ADDED_COLUMNS: [(&str, &str); 5] = [
     ("red_user", "TEXT"),
     ("black_user", "TEXT"),
     ("rated", "INTEGER NOT NULL DEFAULT 0"),
     ("category", "TEXT"),
+    // A standing takeback request, `red:12` (who, at how many plies).
+    ("takeback", "TEXT"),
 ];
+
+/// A stored takeback request (`red:12`).
+fn takeback_from(text: &str) -> Option<(Color, u32)> {
+    let (c, n) = text.split_once(':')?;
+    Some((Color::parse_name(c)?, n.parse().ok()?))
+}
 
 /// Brings a database written by an earlier version up to [`SCHEMA`] (whose `CREATE
 /// TABLE IF NOT EXISTS` leaves an existing table as it was): adds the columns that came
@@ -603,6 +611,31 @@ fn apply(tx: &Connection, w: &Write) -> Result<(), StoreError> {
                 ],
             )?;
         }
+        Write::TakebackOffer { id, offer } => {
+            let text = offer.map(|(c, n)| format!("{}:{n}", c.name()));
+            run(
+                tx,
+                "UPDATE games SET takeback = ?2 WHERE id = ?1",
+                params![id, text],
+            )?;
+        }
+        Write::Takeback { id, keep } => {
+            let n = run(
+                tx,
+                "UPDATE games SET takeback = NULL WHERE id = ?1 AND result IS NULL",
+                params![id],
+            )?;
+            if n != 1 {
+                return Err(StoreError::Database(format!(
+                    "game {id}: no takeback in a finished game"
+                )));
+            }
+            run(
+                tx,
+                "DELETE FROM moves WHERE game = ?1 AND n > ?2",
+                params![id, keep],
+            )?;
+        }
         Write::ChatMute { id, color, muted } => {
             let sql = if *muted {
                 "INSERT INTO chat_mutes (game, color) VALUES (?1, ?2) ON CONFLICT DO NOTHING"
@@ -861,7 +894,8 @@ fn load_game(c: &Connection, id: &str) -> Result<Option<StoredGame>, StoreError>
             "SELECT id, created_ms, updated_ms, deal, salt, commitment, rules, captured_identity,
                time, move_time_s, red_level, red_token, red_joined, black_level, black_token,
                black_joined, listed, invite_claimed, rematch_of, rematch, started_ms, result,
-               winner, reason, finished_ms, invite, invite_token, red_user, black_user, rated
+               winner, reason, finished_ms, invite, invite_token, red_user, black_user, rated,
+               takeback
              FROM games WHERE id = ?1",
             params![id],
             |r| {
@@ -907,6 +941,10 @@ fn load_game(c: &Connection, id: &str) -> Result<Option<StoredGame>, StoreError>
                     moves: Vec::new(),
                     chat: Vec::new(),
                     mutes: ByColor::default(),
+                    takeback: r
+                        .get::<_, Option<String>>(30)?
+                        .as_deref()
+                        .and_then(takeback_from),
                 };
                 let finish: FinishColumns = (r.get(21)?, r.get(22)?, r.get(23)?, r.get(24)?);
                 Ok((game, finish))

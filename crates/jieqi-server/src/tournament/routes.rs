@@ -6,7 +6,7 @@ use std::sync::Arc;
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
 use axum::extract::{Path, Query, State};
-use axum::http::{StatusCode, header};
+use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
@@ -20,9 +20,9 @@ use serde::de::DeserializeOwned;
 use serde_json::json;
 
 use super::{Event, OrganiserAction, TError, game_options};
+use crate::Shared;
 use crate::request::{self, BodyError};
 use crate::util::{new_game_id, new_token, now_ms};
-use crate::{Shared, assets};
 
 impl IntoResponse for TError {
     fn into_response(self) -> Response {
@@ -46,7 +46,7 @@ impl IntoResponse for TError {
 /// The tournament routes (merged into the server's router).
 pub fn routes() -> Router<Arc<Shared>> {
     Router::new()
-        .route("/t", get(page))
+        .route("/t", get(crate::http::page))
         .route("/t/{id}", get(event_page))
         .route("/api/tournaments", post(create).get(list))
         .route("/api/tournaments/{id}", get(view))
@@ -60,17 +60,14 @@ pub fn routes() -> Router<Arc<Shared>> {
         .route("/api/tournaments/{id}/export", get(export))
 }
 
-async fn page() -> Response {
-    match assets::get("index.html") {
-        Some(b) => ([(header::CONTENT_TYPE, "text/html; charset=utf-8")], b).into_response(),
-        None => (StatusCode::NOT_FOUND, "this build has no web UI").into_response(),
-    }
-}
-
 /// `/t/ID`: the event page, or the not-found page for an event that does not exist.
-async fn event_page(State(shared): State<Arc<Shared>>, Path(id): Path<String>) -> Response {
+async fn event_page(
+    State(shared): State<Arc<Shared>>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+) -> Response {
     if super::event(&shared, &id).await.is_ok() {
-        page().await
+        crate::http::page_html(&headers)
     } else {
         crate::http::not_found_page()
     }
