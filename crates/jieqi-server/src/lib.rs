@@ -556,6 +556,7 @@ pub struct GameEnded {
 pub fn app(shared: Arc<Shared>) -> axum::Router {
     http::router()
         .merge(accounts::routes::routes())
+        .merge(accounts::games::routes())
         .merge(tournament::routes())
         .merge(seek::routes())
         .merge(analysis::routes())
