@@ -2,6 +2,8 @@
 //! `tests/browser.rs`): two browsers sign up, one creates a rated game, the other takes
 //! its seat through the invite link, they play it to the end (a resignation), and both
 //! then find their new ratings, the rating graph and the game on their profile pages.
+//! And a player who logs in on another device finds his unfinished game in the lobby
+//! and plays on in his seat.
 //!
 //! Needs `chromium` and `chromium-driver`.
 
@@ -156,4 +158,65 @@ fn two_players_sign_up_play_rated_and_see_their_ratings() {
     b.quit();
     drop(driver);
     rt.block_on(server.shutdown());
+}
+
+#[test]
+fn a_player_logged_in_on_another_device_plays_on_in_his_seat() {
+    let stage = Stage::start(jieqi_server::EngineKind::Greedy);
+    let base = stage.base.clone();
+    let a = stage.browser("device-a");
+    let b = stage.browser("friend");
+    sign_up(&a, &base, "Alice");
+
+    // On device A Alice creates a friend game as Red; a guest friend takes the seat.
+    a.goto(&format!("{base}/"));
+    a.wait_for("#play-friend");
+    a.click("#color option[value='red']");
+    a.click("#play-friend");
+    let (invite, id) = invite_link_and_id(&a, &base);
+    b.goto(&invite);
+    b.wait_for(".board-box[data-status=live]");
+    a.wait_for(".board-box[data-status=live]");
+
+    // Device C has never seen the game: empty storage, then Alice logs in.
+    let c = stage.browser("device-c");
+    c.goto(&format!("{base}/"));
+    c.wait_for("#play-friend");
+    assert_eq!(
+        c.script("return localStorage.getItem('jieqi.mygames');", json!([])),
+        json!(null),
+        "a fresh device remembers no seat"
+    );
+    assert!(
+        c.find("#list-mine li.game-row").is_none(),
+        "a guest here has no games"
+    );
+    log_in(&c, &base, "Alice");
+    c.goto(&format!("{base}/"));
+    let row = format!("#list-mine li.game-row[data-id='{id}']");
+    c.wait_for(&format!("{row} a.resume"));
+    assert!(
+        c.find(&format!("{row} .badge.turn")).is_some(),
+        "Red is to move: the row says it is her move"
+    );
+    c.click(&format!("{row} a.resume"));
+    c.wait_for(".board-box[data-status=live]");
+    c.wait(
+        "the seat's own link",
+        "return new URLSearchParams(location.search).has('seat');",
+        json!([]),
+        WAIT,
+    );
+    c.wait_for("#status.mine");
+    click_a_move(&c, None);
+    for who in [&a, &b, &c] {
+        who.wait(
+            "the move on every board",
+            "return document.querySelectorAll('#moves td.ply').length >= 1;",
+            json!([]),
+            WAIT,
+        );
+    }
+    assert_no_console_errors([&a, &b, &c]);
+    stage.finish([a, b, c]);
 }
