@@ -23,6 +23,7 @@ pub mod rating;
 pub mod request;
 pub mod room;
 pub mod seek;
+pub mod socket;
 pub mod store;
 pub mod tournament;
 pub mod util;
