@@ -399,13 +399,19 @@ async fn join(
             }
             ClaimRefused::OwnGame => ApiError::OwnGame,
         })?;
-    Ok(Json(json!({
+    Ok(seat_answer(&id, seat, &token))
+}
+
+/// The answer that hands a seat to its player: `{id, seat, url, token}`, the url the
+/// seat's own link (docs/protocol.md §2.2).
+pub fn seat_answer(id: &str, seat: Color, token: &str) -> Response {
+    Json(json!({
         "id": id,
         "seat": seat.name(),
         "url": format!("/game/{id}?seat={token}"),
         "token": token,
     }))
-    .into_response())
+    .into_response()
 }
 
 #[derive(Serialize)]

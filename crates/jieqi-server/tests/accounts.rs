@@ -424,27 +424,8 @@ async fn an_account_finds_its_unfinished_games_and_only_it_gets_their_seats() {
     let bob = Account::sign_up(addr, "Bob", PASSWORD).await.unwrap();
     let carol = Account::sign_up(addr, "Carol", PASSWORD).await.unwrap();
     // Alice (Red) invites Bob, who takes the seat logged in; a guest plays his own game.
-    let req = json!({ "opponent": "friend", "time": "3+2", "color": "red" }).to_string();
-    let r = alice
-        .http(addr, "POST", "/api/games", Some(&req))
-        .await
-        .unwrap();
-    assert_eq!(r.status, 201, "{}", body(&r));
-    let created = body(&r);
-    let id = created["id"].as_str().unwrap().to_string();
-    let alice_token = created["token"].as_str().unwrap().to_string();
-    let invite = json!({ "invite": created["invite_token"] }).to_string();
-    let r = bob
-        .http(
-            addr,
-            "POST",
-            &format!("/api/games/{id}/join"),
-            Some(&invite),
-        )
-        .await
-        .unwrap();
-    assert_eq!(r.status, 200, "{}", body(&r));
-    let bob_token = body(&r)["token"].as_str().unwrap().to_string();
+    let req = json!({ "opponent": "friend", "time": "3+2", "color": "red" });
+    let (id, alice_token, bob_token) = accounts_game(addr, &alice, &bob, req).await;
     let guest_game = create(addr, json!({ "opponent": "engine" })).await;
 
     // Each account sees its own seat of the game, nobody else's game.

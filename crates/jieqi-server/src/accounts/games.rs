@@ -18,7 +18,7 @@ use serde_json::json;
 
 use super::routes::current_user;
 use crate::Shared;
-use crate::http::{ApiError, GameSummary, game_summary};
+use crate::http::{ApiError, GameSummary, game_summary, seat_answer};
 use crate::store::Summary;
 use crate::{request, util};
 
@@ -118,12 +118,5 @@ async fn seat(
     }
     .ok_or(ApiError::NotYourSeat)?;
     tracing::info!(game = %id, seat = color.name(), "seat handed to its account");
-    let token = &seats[color].token;
-    Ok(Json(json!({
-        "id": id,
-        "seat": color.name(),
-        "url": format!("/game/{id}?seat={token}"),
-        "token": token,
-    }))
-    .into_response())
+    Ok(seat_answer(&id, color, &seats[color].token))
 }
