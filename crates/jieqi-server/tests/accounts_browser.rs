@@ -7,9 +7,6 @@
 //!
 //! Needs `chromium` and `chromium-driver`.
 
-use std::net::SocketAddr;
-
-use jieqi_server::{Config, Server};
 use serde_json::json;
 
 mod webdriver;
@@ -53,35 +50,18 @@ fn profile_with_game(b: &Browser, base: &str, name: &str, id: &str) {
 
 #[test]
 fn two_players_sign_up_play_rated_and_see_their_ratings() {
-    let chromium = tool("CHROMIUM", "/usr/bin/chromium", "chromium");
-    let chromedriver = tool("CHROMEDRIVER", "/usr/bin/chromedriver", "chromium-driver");
-    let dir = tempfile::tempdir().expect("temp dir");
-    let rt = runtime();
-    let server = rt
-        .block_on(Server::start(Config {
-            addr: SocketAddr::from(([127, 0, 0, 1], 0)),
-            db: dir.path().join("accounts.db"),
-            engine: jieqi_server::EngineKind::Greedy,
-            ..Config::default()
-        }))
-        .expect("start the server");
-    let base = format!("http://{}", server.addr);
-    let driver = start_driver(&chromedriver);
-    let a = new_session(&driver, &chromium, &dir.path().join("profile-a"));
-    let b = new_session(&driver, &chromium, &dir.path().join("profile-b"));
+    let stage = Stage::start(jieqi_server::EngineKind::Greedy);
+    let base = stage.base.clone();
+    let a = stage.browser("profile-a");
+    let b = stage.browser("profile-b");
 
     sign_up_and_check_header(&a, &base, "Alice");
     sign_up_and_check_header(&b, &base, "Bob");
     assert_eq!(shown_rating(&a, "blitz"), (1500, true), "a new player");
 
     // Alice creates a rated 3+2 (blitz) friend game as Red.
-    a.goto(&format!("{base}/"));
-    a.wait_for("#rated");
-    a.click("#color option[value='red']");
-    a.click("#time option[value='3+2']");
-    a.click("#rated");
-    a.click("#play-friend");
-    let (invite, id) = invite_link_and_id(&a, &base);
+    let (invite, id) =
+        create_friend_game(&a, &base, true, &["#time option[value='3+2']", "#rated"]);
 
     // Bob takes the seat through the invite link; both see both names.
     b.goto(&invite);
@@ -150,14 +130,8 @@ fn two_players_sign_up_play_rated_and_see_their_ratings() {
         json!([]),
         WAIT,
     );
-    for (i, who) in [&a, &b].into_iter().enumerate() {
-        let errors = who.console_errors();
-        assert!(errors.is_empty(), "page {i} logged errors: {errors:#?}");
-    }
-    a.quit();
-    b.quit();
-    drop(driver);
-    rt.block_on(server.shutdown());
+    assert_no_console_errors([&a, &b]);
+    stage.finish([a, b]);
 }
 
 #[test]
@@ -169,11 +143,7 @@ fn a_player_logged_in_on_another_device_plays_on_in_his_seat() {
     sign_up(&a, &base, "Alice");
 
     // On device A Alice creates a friend game as Red; a guest friend takes the seat.
-    a.goto(&format!("{base}/"));
-    a.wait_for("#play-friend");
-    a.click("#color option[value='red']");
-    a.click("#play-friend");
-    let (invite, id) = invite_link_and_id(&a, &base);
+    let (invite, id) = create_friend_game(&a, &base, true, &[]);
     b.goto(&invite);
     b.wait_for(".board-box[data-status=live]");
     a.wait_for(".board-box[data-status=live]");

@@ -12,61 +12,34 @@
 //! - `not_found_page`: one localized 404 page for unknown paths, games and events.
 //! - `pieces_use_the_embedded_font`: the board's characters come from the shipped font.
 
-use std::net::SocketAddr;
-use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use jieqi_server::client::{WsClient, http};
-use jieqi_server::{Config, Server};
 use serde_json::{Value, json};
 
 mod common;
 mod webdriver;
 use webdriver::*;
 
-/// A server on a fixed port and database (so it can restart), a chromedriver and
-/// `people` browsers with profiles of their own.
-struct Stage {
+/// The stage (a server that can restart on its address and database, a
+/// chromedriver) and `people` browsers with profiles of their own.
+struct Fixture {
+    stage: Stage,
     browsers: Vec<Browser>,
-    base: String,
-    addr: SocketAddr,
-    db: PathBuf,
-    server: Option<Server>,
-    _driver: Driver,
-    rt: tokio::runtime::Runtime,
-    _dir: tempfile::TempDir,
 }
 
-fn start_server(rt: &tokio::runtime::Runtime, addr: SocketAddr, db: &Path) -> Server {
-    rt.block_on(Server::start(Config {
-        addr,
-        db: db.to_path_buf(),
-        ..Config::default()
-    }))
-    .expect("start the server")
+impl std::ops::Deref for Fixture {
+    type Target = Stage;
+    fn deref(&self) -> &Stage {
+        &self.stage
+    }
 }
 
-impl Stage {
-    fn start(people: usize) -> Stage {
-        let chromium = tool("CHROMIUM", "/usr/bin/chromium", "chromium");
-        let chromedriver = tool("CHROMEDRIVER", "/usr/bin/chromedriver", "chromium-driver");
-        let dir = tempfile::tempdir().expect("temp dir");
-        let rt = runtime();
-        let db = dir.path().join("bugs.db");
-        let server = start_server(&rt, SocketAddr::from(([127, 0, 0, 1], 0)), &db);
-        let driver = start_driver(&chromedriver);
-        Stage {
-            browsers: (0..people)
-                .map(|i| new_session(&driver, &chromium, &dir.path().join(format!("profile-{i}"))))
-                .collect(),
-            base: format!("http://{}", server.addr),
-            addr: server.addr,
-            db,
-            server: Some(server),
-            _driver: driver,
-            rt,
-            _dir: dir,
-        }
+impl Fixture {
+    fn start(people: usize) -> Fixture {
+        let stage = Stage::start(jieqi_server::EngineKind::Search);
+        let browsers = stage.browsers(people);
+        Fixture { stage, browsers }
     }
 
     /// A friend game, Red the creator: (id, Red's token, Black's token).
@@ -112,13 +85,8 @@ impl Stage {
         }
     }
 
-    fn finish(mut self) {
-        for b in self.browsers.drain(..) {
-            b.quit();
-        }
-        if let Some(s) = self.server.take() {
-            self.rt.block_on(s.shutdown());
-        }
+    fn finish(self) {
+        self.stage.finish(self.browsers);
     }
 }
 
@@ -182,7 +150,7 @@ fn black_char(letter: char) -> char {
 
 #[test]
 fn own_list_shows_hidden_captures() {
-    let f = Stage::start(1);
+    let f = Fixture::start(1);
     let b = &f.browsers[0];
     let (id, red_token, black_token) = f.friend_game();
     let mut red = f.socket(&id, Some(&red_token));
@@ -340,7 +308,7 @@ fn own_list_shows_hidden_captures() {
 
 #[test]
 fn offline_move_refused_and_spectator_follows_rematch() {
-    let mut f = Stage::start(2);
+    let mut f = Fixture::start(2);
     let (id, red_token, black_token) = f.friend_game();
     // Black's seat joins (the game starts), over a socket that dies with the server.
     let first = f.socket(&id, Some(&black_token));
@@ -351,8 +319,7 @@ fn offline_move_refused_and_spectator_follows_rematch() {
     s.wait_for(".board-box[data-status=live]");
 
     // The server goes away: a move made now is refused where Red sees it.
-    let server = f.server.take().unwrap();
-    f.rt.block_on(server.shutdown());
+    f.stage.stop_server();
     drop(first);
     a.wait_for("#conn:not(.hidden)");
     a.click(".piece[data-sq='c3']");
@@ -368,7 +335,7 @@ fn offline_move_refused_and_spectator_follows_rematch() {
     );
 
     // Back online: the page resyncs and the same move goes through.
-    f.server = Some(start_server(&f.rt, f.addr, &f.db));
+    f.stage.restart_server();
     let (a, s) = (&f.browsers[0], &f.browsers[1]);
     a.wait_for("#conn.hidden");
     a.wait_for("#status.mine");
@@ -402,7 +369,7 @@ fn offline_move_refused_and_spectator_follows_rematch() {
 
 #[test]
 fn not_found_page() {
-    let f = Stage::start(1);
+    let f = Fixture::start(1);
     let b = &f.browsers[0];
     let (id, _, _) = f.friend_game();
     let status = |path: &str| {
@@ -457,7 +424,7 @@ fn not_found_page() {
 
 #[test]
 fn pieces_use_the_embedded_font() {
-    let f = Stage::start(1);
+    let f = Fixture::start(1);
     let b = &f.browsers[0];
     let (id, _, _) = f.friend_game();
     b.goto(&format!("{}/game/{id}", f.base));
@@ -507,7 +474,7 @@ fn pieces_use_the_embedded_font() {
 
 #[test]
 fn tournament_pages_name_and_explain() {
-    let f = Stage::start(1);
+    let f = Fixture::start(1);
     let b = &f.browsers[0];
     let api = |method: &str, path: &str, body: Value| -> Value {
         let r =

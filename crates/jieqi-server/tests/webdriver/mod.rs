@@ -439,23 +439,19 @@ pub fn set_value(b: &Browser, css: &str, value: &str) {
 
 /// Signs up on the login page; ends on the new player's profile page.
 pub fn sign_up(b: &Browser, base: &str, name: &str) {
-    b.goto(&format!("{base}/login?signup=1"));
-    b.wait_for("#account-submit");
-    set_value(b, "#user-name", name);
-    set_value(b, "#password", "a long enough password");
-    b.click("#account-submit");
-    b.wait(
-        "the new player's profile",
-        "const h = document.querySelector('#profile-name'); return !!h && h.textContent === arguments[0];",
-        json!([name]),
-        WAIT,
-    );
+    enter_account(b, &format!("{base}/login?signup=1"), name);
 }
 
 /// Logs in on the login page as `name` (signed up with [`sign_up`]); ends on his
 /// profile page.
 pub fn log_in(b: &Browser, base: &str, name: &str) {
-    b.goto(&format!("{base}/login"));
+    enter_account(b, &format!("{base}/login"), name);
+}
+
+/// Fills the account form at `page` (sign-up or login) for `name` and waits for his
+/// profile.
+fn enter_account(b: &Browser, page: &str, name: &str) {
+    b.goto(page);
     b.wait_for("#account-submit");
     set_value(b, "#user-name", name);
     set_value(b, "#password", "a long enough password");
@@ -466,6 +462,26 @@ pub fn log_in(b: &Browser, base: &str, name: &str) {
         json!([name]),
         WAIT,
     );
+}
+
+/// In `a`'s browser, from the lobby: a friend game as Red, after clicking each of
+/// `choices` in the form (a time, `#listed`, `#rated`). A `logged_in` player's lobby
+/// redraws its form once it knows him (with the rated box), so the choices wait for
+/// that. Returns the invite link (shown on the game page) and the game's id.
+pub fn create_friend_game(
+    a: &Browser,
+    base: &str,
+    logged_in: bool,
+    choices: &[&str],
+) -> (String, String) {
+    a.goto(&format!("{base}/"));
+    a.wait_for(if logged_in { "#rated" } else { "#play-friend" });
+    a.click("#color option[value='red']");
+    for css in choices {
+        a.click(css);
+    }
+    a.click("#play-friend");
+    invite_link_and_id(a, base)
 }
 
 /// The test server on `addr` (port 0: a free one) and the database `db`, with
@@ -542,11 +558,17 @@ impl Stage {
             .collect()
     }
 
-    /// Stops the server and starts it again on the same address and database.
-    pub fn restart_server(&mut self) {
+    /// Stops the server (a crash, as far as the pages can tell).
+    pub fn stop_server(&mut self) {
         if let Some(s) = self.server.take() {
             self.rt.block_on(s.shutdown());
         }
+    }
+
+    /// Starts the server again on the same address and database (stopping it first
+    /// if it runs).
+    pub fn restart_server(&mut self) {
+        self.stop_server();
         self.server = Some(start_server(&self.rt, self.addr, &self.db, self.engine));
     }
 
@@ -556,9 +578,7 @@ impl Stage {
             b.quit();
         }
         drop(self.driver.take());
-        if let Some(s) = self.server.take() {
-            self.rt.block_on(s.shutdown());
-        }
+        self.stop_server();
     }
 }
 
