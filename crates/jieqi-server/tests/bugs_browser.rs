@@ -73,16 +73,12 @@ impl Fixture {
     }
 
     fn assert_no_console_errors(&self) {
-        self.assert_no_console_errors_but(&[]);
+        assert_no_console_errors(&self.browsers);
     }
 
     /// No console error but those mentioning one of `expected`.
     fn assert_no_console_errors_but(&self, expected: &[&str]) {
-        for (i, b) in self.browsers.iter().enumerate() {
-            let mut errors = b.console_errors();
-            errors.retain(|e| !expected.iter().any(|x| e.contains(x)));
-            assert!(errors.is_empty(), "page {i} logged errors: {errors:#?}");
-        }
+        assert_no_console_errors_but(&self.browsers, expected);
     }
 
     fn finish(self) {

@@ -584,8 +584,18 @@ impl Stage {
 
 /// Fails if a page logged an error in any of `browsers`.
 pub fn assert_no_console_errors<'a>(browsers: impl IntoIterator<Item = &'a Browser>) {
+    assert_no_console_errors_but(browsers, &[]);
+}
+
+/// Fails if a page logged an error in any of `browsers`, but for those mentioning one
+/// of `expected` (a refused connection while the test has stopped the server).
+pub fn assert_no_console_errors_but<'a>(
+    browsers: impl IntoIterator<Item = &'a Browser>,
+    expected: &[&str],
+) {
     for (i, b) in browsers.into_iter().enumerate() {
-        let errors = b.console_errors();
+        let mut errors = b.console_errors();
+        errors.retain(|e| !expected.iter().any(|x| e.contains(x)));
         assert!(errors.is_empty(), "page {i} logged errors: {errors:#?}");
     }
 }
