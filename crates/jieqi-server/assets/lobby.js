@@ -87,6 +87,20 @@ export function showLobby(main) {
     }
   }
 
+  // The seat of a game the account holds but this browser does not remember (the
+  // account played it on another device): the server hands its token to its owner.
+  async function resumeSeat(g) {
+    try {
+      const res = await api('POST', `/api/account/games/${g.id}/seat`, { color: g.color });
+      rememberSeat(res.id, res.url);
+      location.href = res.url;
+    } catch (e) {
+      message = `${t('error')}: ${e.message}`;
+      draw();
+      refresh();
+    }
+  }
+
   const lists = { open: null, live: null, recent: null, mine: [] };
 
   function gameRow(kind, g) {
@@ -96,7 +110,18 @@ export function showLobby(main) {
     let action;
     if (kind === 'mine') {
       const seatUrl = myGames().find((m) => m.id === g.id);
-      action = h('a', { href: seatUrl ? seatUrl.url : `/game/${g.id}`, class: 'button primary resume' }, t('resume'));
+      const resume = seatUrl || !g.color
+        ? h('a', { href: seatUrl ? seatUrl.url : `/game/${g.id}`, class: 'button primary resume' }, t('resume'))
+        : h('a', {
+          href: `/game/${g.id}`,
+          class: 'button primary resume',
+          onclick: (e) => {
+            e.preventDefault();
+            resumeSeat(g);
+          },
+        }, t('resume'));
+      const myTurn = g.color && g.status === 'live' && g.turn === g.color;
+      action = h('span', { class: 'actions' }, myTurn ? h('span', { class: 'badge turn' }, t('yourTurn')) : null, ' ', resume);
     } else if (kind === 'open') {
       action = h('button', { type: 'button', class: 'join', onclick: () => joinOpen(g.id) }, t('join'));
     } else if (kind === 'live') {
@@ -162,11 +187,20 @@ export function showLobby(main) {
         lists[kind] = lists[kind] || [];
       }
     };
-    // Our own seats in games not finished yet (a finished or forgotten game drops out).
+    // Our own seats in games not finished yet (a finished or forgotten game drops out):
+    // those this browser remembers and, logged in, those of the account (on any
+    // device), each game once.
     const loadMine = async () => {
-      const found = await Promise.all(myGames().slice(0, 10).map((m) =>
-        api('GET', `/api/games/${m.id}`).catch(() => null)));
-      lists.mine = found.filter((g) => g && g.status !== 'finished');
+      const [found, account] = await Promise.all([
+        Promise.all(myGames().slice(0, 10).map((m) => api('GET', `/api/games/${m.id}`).catch(() => null))),
+        user ? api('GET', '/api/account/games').then((r) => r.games || []).catch(() => []) : [],
+      ]);
+      const seen = new Set();
+      lists.mine = [...account, ...found].filter((g) => {
+        if (!g || g.status === 'finished' || seen.has(g.id)) return false;
+        seen.add(g.id);
+        return true;
+      });
     };
     await Promise.all([load('open'), load('live'), load('recent'), loadMine()]);
     // Redraw only the lists: the form keeps its unsaved choices.
@@ -186,6 +220,7 @@ export function showLobby(main) {
     user = u;
     pairing.setUser(u);
     if (user && main.querySelector('.lobby') && !main.querySelector('#rated')) draw();
+    if (user) refresh();
   });
   refresh();
   timer = setInterval(() => {

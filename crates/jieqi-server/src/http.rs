@@ -78,6 +78,9 @@ pub enum ApiError {
     /// A rated game's seats need two different accounts.
     #[error("a rated game is played against another account")]
     OwnGame,
+    /// The logged-in account holds no seat (or not that seat) of this game.
+    #[error("your account holds no such seat in this game")]
+    NotYourSeat,
     /// Anything else.
     #[error("internal error: {0}")]
     Internal(String),
@@ -108,6 +111,7 @@ impl IntoResponse for ApiError {
             ApiError::NameTaken(_) => (StatusCode::CONFLICT, "name_taken"),
             ApiError::NoUser(_) => (StatusCode::NOT_FOUND, "no_user"),
             ApiError::OwnGame => (StatusCode::CONFLICT, "own_game"),
+            ApiError::NotYourSeat => (StatusCode::FORBIDDEN, "not_your_seat"),
             ApiError::Internal(_) => (StatusCode::INTERNAL_SERVER_ERROR, "internal"),
         };
         if let ApiError::Internal(m) = &self {
@@ -455,13 +459,19 @@ async fn join(
             }
             ClaimRefused::OwnGame => ApiError::OwnGame,
         })?;
-    Ok(Json(json!({
+    Ok(seat_answer(&id, seat, &token))
+}
+
+/// The answer that hands a seat to its player: `{id, seat, url, token}`, the url the
+/// seat's own link (docs/protocol.md §2.2).
+pub fn seat_answer(id: &str, seat: Color, token: &str) -> Response {
+    Json(json!({
         "id": id,
         "seat": seat.name(),
         "url": format!("/game/{id}?seat={token}"),
         "token": token,
     }))
-    .into_response())
+    .into_response()
 }
 
 #[derive(Serialize)]

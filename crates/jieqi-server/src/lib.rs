@@ -23,6 +23,7 @@ pub mod rating;
 pub mod request;
 pub mod room;
 pub mod seek;
+pub mod socket;
 pub mod store;
 pub mod tournament;
 pub mod util;
@@ -563,6 +564,7 @@ pub fn app(shared: Arc<Shared>) -> axum::Router {
     let compress = DefaultPredicate::new().and(NotForContentType::const_new("font/"));
     http::router()
         .merge(accounts::routes::routes())
+        .merge(accounts::games::routes())
         .merge(tournament::routes())
         .merge(seek::routes())
         .merge(analysis::routes())

@@ -388,3 +388,177 @@ async fn a_rated_game_changes_both_ratings_once() {
     assert_eq!(blitz(&again), ar);
     server.shutdown().await;
 }
+
+/// `GET /api/account/games` as `who` (a guest with `None`): status and body.
+async fn live_games(addr: std::net::SocketAddr, who: Option<&Account>) -> (u16, Value) {
+    let r = match who {
+        Some(a) => a.http(addr, "GET", "/api/account/games", None).await,
+        None => http(addr, "GET", "/api/account/games", None).await,
+    }
+    .unwrap();
+    (r.status, body(&r))
+}
+
+/// `POST /api/account/games/{id}/seat` as `who`: status and body.
+async fn seat_of(
+    addr: std::net::SocketAddr,
+    who: Option<&Account>,
+    id: &str,
+    req: Option<Value>,
+) -> (u16, Value) {
+    let b = req.map(|v| v.to_string());
+    let path = format!("/api/account/games/{id}/seat");
+    let r = match who {
+        Some(a) => a.http(addr, "POST", &path, b.as_deref()).await,
+        None => http(addr, "POST", &path, b.as_deref()).await,
+    }
+    .unwrap();
+    (r.status, body(&r))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_account_finds_its_unfinished_games_and_only_it_gets_their_seats() {
+    let (server, _dir) = start(60_000).await;
+    let addr = server.addr;
+    let alice = Account::sign_up(addr, "Alice", PASSWORD).await.unwrap();
+    let bob = Account::sign_up(addr, "Bob", PASSWORD).await.unwrap();
+    let carol = Account::sign_up(addr, "Carol", PASSWORD).await.unwrap();
+    // Alice (Red) invites Bob, who takes the seat logged in; a guest plays his own game.
+    let req = json!({ "opponent": "friend", "time": "3+2", "color": "red" });
+    let (id, alice_token, bob_token) = accounts_game(addr, &alice, &bob, req).await;
+    let guest_game = create(addr, json!({ "opponent": "engine" })).await;
+
+    // Each account sees its own seat of the game, nobody else's game.
+    let (status, mine) = live_games(addr, Some(&alice)).await;
+    assert_eq!(status, 200, "{mine}");
+    let games = mine["games"].as_array().unwrap();
+    assert_eq!(games.len(), 1, "{mine}");
+    let g = &games[0];
+    assert_eq!(
+        [
+            &g["id"],
+            &g["color"],
+            &g["opponent"],
+            &g["turn"],
+            &g["time"],
+            &g["rated"]
+        ],
+        [
+            &json!(id),
+            &json!("red"),
+            &json!("Bob"),
+            &json!("red"),
+            &json!("3+2"),
+            &json!(false)
+        ],
+        "{g}"
+    );
+    assert_eq!(g["red"]["name"], "Alice", "{g}");
+    let (_, theirs) = live_games(addr, Some(&bob)).await;
+    assert_eq!(theirs["games"][0]["color"], "black", "{theirs}");
+    assert_eq!(theirs["games"][0]["opponent"], "Alice", "{theirs}");
+    assert_eq!(
+        live_games(addr, Some(&carol)).await.1,
+        json!({ "games": [] })
+    );
+    let (status, e) = live_games(addr, None).await;
+    assert_eq!(
+        (status, &e["error"]["code"]),
+        (401, &json!("login_required"))
+    );
+    for (who, games) in [(&alice, &mine), (&bob, &theirs)] {
+        assert!(
+            !games.to_string().contains(&alice_token) && !games.to_string().contains(&bob_token),
+            "{}: the list carries no seat token: {games}",
+            who.name
+        );
+        assert!(!games.to_string().contains(&guest_game.id), "{games}");
+    }
+
+    // The seat token goes to the account that holds the seat, and to nobody else.
+    let (status, s) = seat_of(addr, Some(&alice), &id, None).await;
+    assert_eq!(status, 200, "{s}");
+    assert_eq!(
+        [&s["seat"], &s["token"], &s["url"]],
+        [
+            &json!("red"),
+            &json!(alice_token),
+            &json!(format!("/game/{id}?seat={alice_token}"))
+        ]
+    );
+    let (_, s) = seat_of(addr, Some(&bob), &id, None).await;
+    assert_eq!(s["token"], json!(bob_token), "{s}");
+    for (who, req, status, code) in [
+        (Some(&carol), None, 403, "not_your_seat"),
+        (
+            Some(&carol),
+            Some(json!({ "color": "red" })),
+            403,
+            "not_your_seat",
+        ),
+        (
+            Some(&alice),
+            Some(json!({ "color": "black" })),
+            403,
+            "not_your_seat",
+        ),
+        (
+            Some(&alice),
+            Some(json!({ "color": "blue" })),
+            400,
+            "bad_request",
+        ),
+        (None, None, 401, "login_required"),
+    ] {
+        let (got, e) = seat_of(addr, who, &id, req.clone()).await;
+        assert_eq!(
+            (got, e["error"]["code"].as_str()),
+            (status, Some(code)),
+            "{req:?}: {e}"
+        );
+        let text = e.to_string();
+        assert!(
+            !text.contains(&alice_token) && !text.contains(&bob_token),
+            "{text}"
+        );
+    }
+    let (got, e) = seat_of(addr, Some(&alice), &guest_game.id, None).await;
+    assert_eq!(got, 403, "a guest's game: {e}");
+    let (got, _) = seat_of(addr, Some(&alice), "nosuchgame", None).await;
+    assert_eq!(got, 404);
+    // Without the CSRF token the session alone gets nothing.
+    let r = jieqi_server::client::http_with(
+        addr,
+        "POST",
+        &format!("/api/account/games/{id}/seat"),
+        None,
+        &[("Cookie".to_string(), alice.cookie.clone())],
+    )
+    .await
+    .unwrap();
+    assert_eq!(r.status, 403, "{}", body(&r));
+    assert!(!String::from_utf8_lossy(&r.body).contains(&alice_token));
+
+    // The fetched token plays the seat: Alice moves from "another device".
+    let (mut red, state) = join(addr, &id, Some(&alice_token)).await;
+    assert_eq!(state["d"]["you"], "red", "{state}");
+    let (mut black, _) = join(addr, &id, Some(&bob_token)).await;
+    first_moves(&mut red, &mut black).await;
+    let (_, mine) = live_games(addr, Some(&alice)).await;
+    assert_eq!(
+        [
+            &mine["games"][0]["plies"],
+            &mine["games"][0]["turn"],
+            &mine["games"][0]["status"]
+        ],
+        [&json!(2), &json!("red"), &json!("live")],
+        "{mine}"
+    );
+    // A finished game leaves the list.
+    red.send("resign", Value::Null, None).await.unwrap();
+    red.recv_until("end", WAIT).await.unwrap();
+    for who in [&alice, &bob] {
+        assert_eq!(live_games(addr, Some(who)).await.1, json!({ "games": [] }));
+    }
+    server.shutdown().await;
+}

@@ -2,12 +2,11 @@
 //! `tests/browser.rs`): two browsers sign up, one creates a rated game, the other takes
 //! its seat through the invite link, they play it to the end (a resignation), and both
 //! then find their new ratings, the rating graph and the game on their profile pages.
+//! And a player who logs in on another device finds his unfinished game in the lobby
+//! and plays on in his seat.
 //!
 //! Needs `chromium` and `chromium-driver`.
 
-use std::net::SocketAddr;
-
-use jieqi_server::{Config, Server};
 use serde_json::json;
 
 mod webdriver;
@@ -51,35 +50,18 @@ fn profile_with_game(b: &Browser, base: &str, name: &str, id: &str) {
 
 #[test]
 fn two_players_sign_up_play_rated_and_see_their_ratings() {
-    let chromium = tool("CHROMIUM", "/usr/bin/chromium", "chromium");
-    let chromedriver = tool("CHROMEDRIVER", "/usr/bin/chromedriver", "chromium-driver");
-    let dir = tempfile::tempdir().expect("temp dir");
-    let rt = runtime();
-    let server = rt
-        .block_on(Server::start(Config {
-            addr: SocketAddr::from(([127, 0, 0, 1], 0)),
-            db: dir.path().join("accounts.db"),
-            engine: jieqi_server::EngineKind::Greedy,
-            ..Config::default()
-        }))
-        .expect("start the server");
-    let base = format!("http://{}", server.addr);
-    let driver = start_driver(&chromedriver);
-    let a = new_session(&driver, &chromium, &dir.path().join("profile-a"));
-    let b = new_session(&driver, &chromium, &dir.path().join("profile-b"));
+    let stage = Stage::start(jieqi_server::EngineKind::Greedy);
+    let base = stage.base.clone();
+    let a = stage.browser("profile-a");
+    let b = stage.browser("profile-b");
 
     sign_up_and_check_header(&a, &base, "Alice");
     sign_up_and_check_header(&b, &base, "Bob");
     assert_eq!(shown_rating(&a, "blitz"), (1500, true), "a new player");
 
     // Alice creates a rated 3+2 (blitz) friend game as Red.
-    a.goto(&format!("{base}/"));
-    a.wait_for("#rated");
-    a.click("#color option[value='red']");
-    a.click("#time option[value='3+2']");
-    a.click("#rated");
-    a.click("#play-friend");
-    let (invite, id) = invite_link_and_id(&a, &base);
+    let (invite, id) =
+        create_friend_game(&a, &base, true, &["#time option[value='3+2']", "#rated"]);
 
     // Bob takes the seat through the invite link; both see both names.
     b.goto(&invite);
@@ -148,12 +130,63 @@ fn two_players_sign_up_play_rated_and_see_their_ratings() {
         json!([]),
         WAIT,
     );
-    for (i, who) in [&a, &b].into_iter().enumerate() {
-        let errors = who.console_errors();
-        assert!(errors.is_empty(), "page {i} logged errors: {errors:#?}");
+    assert_no_console_errors([&a, &b]);
+    stage.finish([a, b]);
+}
+
+#[test]
+fn a_player_logged_in_on_another_device_plays_on_in_his_seat() {
+    let stage = Stage::start(jieqi_server::EngineKind::Greedy);
+    let base = stage.base.clone();
+    let a = stage.browser("device-a");
+    let b = stage.browser("friend");
+    sign_up(&a, &base, "Alice");
+
+    // On device A Alice creates a friend game as Red; a guest friend takes the seat.
+    let (invite, id) = create_friend_game(&a, &base, true, &[]);
+    b.goto(&invite);
+    b.wait_for(".board-box[data-status=live]");
+    a.wait_for(".board-box[data-status=live]");
+
+    // Device C has never seen the game: empty storage, then Alice logs in.
+    let c = stage.browser("device-c");
+    c.goto(&format!("{base}/"));
+    c.wait_for("#play-friend");
+    assert_eq!(
+        c.script("return localStorage.getItem('jieqi.mygames');", json!([])),
+        json!(null),
+        "a fresh device remembers no seat"
+    );
+    assert!(
+        c.find("#list-mine li.game-row").is_none(),
+        "a guest here has no games"
+    );
+    log_in(&c, &base, "Alice");
+    c.goto(&format!("{base}/"));
+    let row = format!("#list-mine li.game-row[data-id='{id}']");
+    c.wait_for(&format!("{row} a.resume"));
+    assert!(
+        c.find(&format!("{row} .badge.turn")).is_some(),
+        "Red is to move: the row says it is her move"
+    );
+    c.click(&format!("{row} a.resume"));
+    c.wait_for(".board-box[data-status=live]");
+    c.wait(
+        "the seat's own link",
+        "return new URLSearchParams(location.search).has('seat');",
+        json!([]),
+        WAIT,
+    );
+    c.wait_for("#status.mine");
+    click_a_move(&c, None);
+    for who in [&a, &b, &c] {
+        who.wait(
+            "the move on every board",
+            "return document.querySelectorAll('#moves td.ply').length >= 1;",
+            json!([]),
+            WAIT,
+        );
     }
-    a.quit();
-    b.quit();
-    drop(driver);
-    rt.block_on(server.shutdown());
+    assert_no_console_errors([&a, &b, &c]);
+    stage.finish([a, b, c]);
 }

@@ -5,10 +5,7 @@
 //!
 //! Needs `chromium` and `chromium-driver`.
 
-use std::net::SocketAddr;
-
 use jieqi_server::client::http as api;
-use jieqi_server::{Config, Server};
 use serde_json::json;
 
 mod common;
@@ -17,19 +14,8 @@ use webdriver::*;
 
 #[test]
 fn analyse_a_finished_game_and_branch_with_a_reveal() {
-    let chromium = tool("CHROMIUM", "/usr/bin/chromium", "chromium");
-    let chromedriver = tool("CHROMEDRIVER", "/usr/bin/chromedriver", "chromium-driver");
-    let dir = tempfile::tempdir().expect("temp dir");
-    let rt = runtime();
-    let server = rt
-        .block_on(Server::start(Config {
-            addr: SocketAddr::from(([127, 0, 0, 1], 0)),
-            db: dir.path().join("analysis.db"),
-            engine: jieqi_server::EngineKind::Greedy,
-            ..Config::default()
-        }))
-        .expect("start the server");
-    let addr = server.addr;
+    let stage = Stage::start(jieqi_server::EngineKind::Greedy);
+    let (addr, rt) = (stage.addr, &stage.rt);
     // A short finished game: both first moves, then Red resigns.
     let (id, first_from) = rt.block_on(async {
         let g = common::create(
@@ -50,9 +36,8 @@ fn analyse_a_finished_game_and_branch_with_a_reveal() {
             .unwrap();
         (g.id, rep["moves"][0]["from"].as_str().unwrap().to_string())
     });
-    let base = format!("http://{addr}");
-    let driver = start_driver(&chromedriver);
-    let b = new_session(&driver, &chromium, &dir.path().join("profile"));
+    let base = stage.base.clone();
+    let b = stage.browser("profile");
 
     b.goto(&format!("{base}/replay/{id}"));
     b.wait_for("#analyse-this-game");
@@ -104,8 +89,6 @@ fn analyse_a_finished_game_and_branch_with_a_reveal() {
     b.click("#var-tree > .var-move[data-ply='1']");
     b.wait_for("#var-tree > .var-move.current[data-ply='1']");
     b.shot("analysis-variation");
-    let errors = b.console_errors();
-    assert!(errors.is_empty(), "console errors: {errors:?}");
-    b.quit();
-    rt.block_on(server.shutdown());
+    assert_no_console_errors([&b]);
+    stage.finish([b]);
 }

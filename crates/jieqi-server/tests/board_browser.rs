@@ -48,6 +48,7 @@ impl Stage {
             &rt,
             SocketAddr::from(([127, 0, 0, 1], 0)),
             &dir.path().join("board.db"),
+            jieqi_server::EngineKind::Search,
         );
         let driver = start_driver(&chromedriver);
         let b = new_session(&driver, &chromium, &dir.path().join("profile"));

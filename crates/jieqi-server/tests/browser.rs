@@ -9,9 +9,6 @@
 //! be overridden with `CHROMIUM` and `CHROMEDRIVER`. When they are missing the test
 //! fails with a message saying so: it never passes without having run.
 
-use std::net::SocketAddr;
-
-use jieqi_server::Server;
 use serde_json::{Value, json};
 
 mod webdriver;
@@ -83,17 +80,9 @@ fn wait_plies(b: &Browser, n: usize) {
 
 #[test]
 fn play_the_engine_in_chromium() {
-    let chromium = tool("CHROMIUM", "/usr/bin/chromium", "chromium");
-    let chromedriver = tool("CHROMEDRIVER", "/usr/bin/chromedriver", "chromium-driver");
-    let dir = tempfile::tempdir().expect("temp dir");
-
-    let rt = runtime();
-    let db = dir.path().join("browser.db");
-    let mut server = start_server(&rt, SocketAddr::from(([127, 0, 0, 1], 0)), &db);
-    let base = format!("http://{}", server.addr);
-
-    let driver = start_driver(&chromedriver);
-    let b = new_session(&driver, &chromium, &dir.path().join("profile"));
+    let mut stage = Stage::start(jieqi_server::EngineKind::Search);
+    let base = stage.base.clone();
+    let b = stage.browser("profile");
 
     // Lobby, in English (remembered in localStorage across pages).
     b.goto(&format!("{base}/"));
@@ -268,10 +257,9 @@ fn play_the_engine_in_chromium() {
     // page reconnects and resyncs by itself.
     for round in 2..=3 {
         if round == 3 {
-            let addr = server.addr;
-            rt.block_on(server.shutdown());
+            stage.stop_server();
             b.wait_for("#conn:not(.hidden)");
-            server = start_server(&rt, addr, &db);
+            stage.restart_server();
             b.wait_for("#conn.hidden");
             b.wait(
                 "the resynced move list",
@@ -419,15 +407,9 @@ fn play_the_engine_in_chromium() {
     b.click("#evaluate");
     b.wait_for("#eval-result");
 
-    // The server was restarted on purpose: a reconnection tried while it was down (on a
-    // loaded machine the restart outlasts the first retry) is refused, and says so.
-    let mut errors = b.console_errors();
-    errors.retain(|e| !(e.contains("/ws'") && e.contains("ERR_CONNECTION_REFUSED")));
-    assert!(errors.is_empty(), "the page logged errors: {errors:#?}");
-
-    b.quit();
-    drop(driver);
-    rt.block_on(server.shutdown());
+    // The page tried to reconnect while the server was down.
+    assert_no_console_errors_but([&b], &["ERR_CONNECTION_REFUSED"]);
+    stage.finish([b]);
 }
 
 impl Browser {
@@ -448,7 +430,7 @@ impl Browser {
 /// and the commitment check against one made by jieqi-core.
 #[test]
 fn page_logic_in_chromium() {
-    let stage = Stage::start("logic.db", 1);
+    let stage = Fixture::start(1);
     let b = &stage.browsers[0];
     b.goto(&format!("{}/", stage.base));
     b.wait_for("#play-engine");
@@ -528,9 +510,9 @@ fn page_logic_in_chromium() {
 /// draw is offered and accepted, and both see the result.
 #[test]
 fn friends_in_two_browsers() {
-    let f = Stage::start("friends.db", 2);
+    let f = Fixture::start(2);
     let (a, b, base) = (&f.browsers[0], &f.browsers[1], &f.base);
-    let (invite, id) = create_friend_game(a, base, true);
+    let (invite, id) = create_5_3_friend_game(a, base, true);
     assert_eq!(
         a.script(
             "return document.querySelector('.board-box').dataset.status;",
@@ -630,9 +612,9 @@ fn friends_in_two_browsers() {
 /// and the used invite link, opened again without that seat, says it is used.
 #[test]
 fn friend_joins_through_the_invite_link() {
-    let f = Stage::start("invite.db", 2);
+    let f = Fixture::start(2);
     let (a, b, base) = (&f.browsers[0], &f.browsers[1], &f.base);
-    let (invite, id) = create_friend_game(a, base, false);
+    let (invite, id) = create_5_3_friend_game(a, base, false);
     let where_ = |who: &Browser| {
         who.script("return location.pathname + location.search;", json!([]))
             .as_str()
@@ -679,68 +661,38 @@ fn friend_joins_through_the_invite_link() {
     f.finish();
 }
 
-/// A server on a fresh database `db` and `people` browsers, each with a profile of
-/// its own (two people do not share a `localStorage`).
-struct Stage {
+/// The stage and `people` browsers, each with a profile of its own (two people do
+/// not share a `localStorage`).
+struct Fixture {
+    stage: Stage,
     browsers: Vec<Browser>,
     base: String,
-    driver: Driver,
-    server: Server,
-    rt: tokio::runtime::Runtime,
-    _dir: tempfile::TempDir,
 }
 
-impl Stage {
-    fn start(db: &str, people: usize) -> Stage {
-        let chromium = tool("CHROMIUM", "/usr/bin/chromium", "chromium");
-        let chromedriver = tool("CHROMEDRIVER", "/usr/bin/chromedriver", "chromium-driver");
-        let dir = tempfile::tempdir().expect("temp dir");
-        let rt = runtime();
-        let server = start_server(
-            &rt,
-            SocketAddr::from(([127, 0, 0, 1], 0)),
-            &dir.path().join(db),
-        );
-        let driver = start_driver(&chromedriver);
-        Stage {
-            browsers: (0..people)
-                .map(|i| new_session(&driver, &chromium, &dir.path().join(format!("profile-{i}"))))
-                .collect(),
-            base: format!("http://{}", server.addr),
-            driver,
-            server,
-            rt,
-            _dir: dir,
+impl Fixture {
+    fn start(people: usize) -> Fixture {
+        let stage = Stage::start(jieqi_server::EngineKind::Search);
+        Fixture {
+            browsers: stage.browsers(people),
+            base: stage.base.clone(),
+            stage,
         }
     }
 
     /// Fails if a page logged an error in any of the browsers.
     fn assert_no_console_errors(&self) {
-        for (i, b) in self.browsers.iter().enumerate() {
-            let errors = b.console_errors();
-            assert!(errors.is_empty(), "page {i} logged errors: {errors:#?}");
-        }
+        assert_no_console_errors(&self.browsers);
     }
 
     fn finish(self) {
-        for b in self.browsers {
-            b.quit();
-        }
-        drop(self.driver);
-        self.rt.block_on(self.server.shutdown());
+        self.stage.finish(self.browsers);
     }
 }
 
 /// In `a`'s browser, from the lobby: a friend game as Red at 5+3, `listed` or not.
 /// Returns its invite link (shown on the game page) and its id.
-fn create_friend_game(a: &Browser, base: &str, listed: bool) -> (String, String) {
-    a.goto(&format!("{base}/"));
-    a.wait_for("#play-friend");
-    a.click("#color option[value='red']");
-    a.click("#time option[value='5+3']");
-    if listed {
-        a.click("#listed");
-    }
-    a.click("#play-friend");
-    invite_link_and_id(a, base)
+fn create_5_3_friend_game(a: &Browser, base: &str, listed: bool) -> (String, String) {
+    let time = "#time option[value='5+3']";
+    let choices: &[&str] = if listed { &[time, "#listed"] } else { &[time] };
+    create_friend_game(a, base, false, choices)
 }

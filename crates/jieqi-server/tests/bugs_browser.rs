@@ -12,11 +12,8 @@
 //! - `not_found_page`: one localized 404 page for unknown paths, games and events.
 //! - `pieces_use_the_embedded_font`: the board's characters come from the shipped font.
 
-use std::net::SocketAddr;
-use std::path::PathBuf;
 use std::time::Duration;
 
-use jieqi_server::Server;
 use jieqi_server::client::{WsClient, http};
 use serde_json::{Value, json};
 
@@ -24,40 +21,25 @@ mod common;
 mod webdriver;
 use webdriver::*;
 
-/// A server on a fixed port and database (so it can restart), a chromedriver and
-/// `people` browsers with profiles of their own.
-struct Stage {
+/// The stage (a server that can restart on its address and database, a
+/// chromedriver) and `people` browsers with profiles of their own.
+struct Fixture {
+    stage: Stage,
     browsers: Vec<Browser>,
-    base: String,
-    addr: SocketAddr,
-    db: PathBuf,
-    server: Option<Server>,
-    _driver: Driver,
-    rt: tokio::runtime::Runtime,
-    _dir: tempfile::TempDir,
 }
 
-impl Stage {
-    fn start(people: usize) -> Stage {
-        let chromium = tool("CHROMIUM", "/usr/bin/chromium", "chromium");
-        let chromedriver = tool("CHROMEDRIVER", "/usr/bin/chromedriver", "chromium-driver");
-        let dir = tempfile::tempdir().expect("temp dir");
-        let rt = runtime();
-        let db = dir.path().join("bugs.db");
-        let server = start_server(&rt, SocketAddr::from(([127, 0, 0, 1], 0)), &db);
-        let driver = start_driver(&chromedriver);
-        Stage {
-            browsers: (0..people)
-                .map(|i| new_session(&driver, &chromium, &dir.path().join(format!("profile-{i}"))))
-                .collect(),
-            base: format!("http://{}", server.addr),
-            addr: server.addr,
-            db,
-            server: Some(server),
-            _driver: driver,
-            rt,
-            _dir: dir,
-        }
+impl std::ops::Deref for Fixture {
+    type Target = Stage;
+    fn deref(&self) -> &Stage {
+        &self.stage
+    }
+}
+
+impl Fixture {
+    fn start(people: usize) -> Fixture {
+        let stage = Stage::start(jieqi_server::EngineKind::Search);
+        let browsers = stage.browsers(people);
+        Fixture { stage, browsers }
     }
 
     /// A friend game, Red the creator: (id, Red's token, Black's token).
@@ -91,25 +73,16 @@ impl Stage {
     }
 
     fn assert_no_console_errors(&self) {
-        self.assert_no_console_errors_but(&[]);
+        assert_no_console_errors(&self.browsers);
     }
 
     /// No console error but those mentioning one of `expected`.
     fn assert_no_console_errors_but(&self, expected: &[&str]) {
-        for (i, b) in self.browsers.iter().enumerate() {
-            let mut errors = b.console_errors();
-            errors.retain(|e| !expected.iter().any(|x| e.contains(x)));
-            assert!(errors.is_empty(), "page {i} logged errors: {errors:#?}");
-        }
+        assert_no_console_errors_but(&self.browsers, expected);
     }
 
-    fn finish(mut self) {
-        for b in self.browsers.drain(..) {
-            b.quit();
-        }
-        if let Some(s) = self.server.take() {
-            self.rt.block_on(s.shutdown());
-        }
+    fn finish(self) {
+        self.stage.finish(self.browsers);
     }
 }
 
@@ -145,7 +118,7 @@ fn black_char(letter: char) -> char {
 
 #[test]
 fn own_list_shows_hidden_captures() {
-    let f = Stage::start(1);
+    let f = Fixture::start(1);
     let b = &f.browsers[0];
     let (id, red_token, black_token) = f.friend_game();
     let mut red = f.socket(&id, Some(&red_token));
@@ -303,7 +276,7 @@ fn own_list_shows_hidden_captures() {
 
 #[test]
 fn offline_move_refused_and_spectator_follows_rematch() {
-    let mut f = Stage::start(2);
+    let mut f = Fixture::start(2);
     let (id, red_token, black_token) = f.friend_game();
     // Black's seat joins (the game starts), over a socket that dies with the server.
     let first = f.socket(&id, Some(&black_token));
@@ -314,8 +287,7 @@ fn offline_move_refused_and_spectator_follows_rematch() {
     s.wait_for(".board-box[data-status=live]");
 
     // The server goes away: a move made now is refused where Red sees it.
-    let server = f.server.take().unwrap();
-    f.rt.block_on(server.shutdown());
+    f.stage.stop_server();
     drop(first);
     a.wait_for("#conn:not(.hidden)");
     a.click(".piece[data-sq='c3']");
@@ -331,7 +303,7 @@ fn offline_move_refused_and_spectator_follows_rematch() {
     );
 
     // Back online: the page resyncs and the same move goes through.
-    f.server = Some(start_server(&f.rt, f.addr, &f.db));
+    f.stage.restart_server();
     let (a, s) = (&f.browsers[0], &f.browsers[1]);
     a.wait_for("#conn.hidden");
     a.wait_for("#status.mine");
@@ -365,7 +337,7 @@ fn offline_move_refused_and_spectator_follows_rematch() {
 
 #[test]
 fn not_found_page() {
-    let f = Stage::start(1);
+    let f = Fixture::start(1);
     let b = &f.browsers[0];
     let (id, _, _) = f.friend_game();
     let status = |path: &str| {
@@ -420,7 +392,7 @@ fn not_found_page() {
 
 #[test]
 fn pieces_use_the_embedded_font() {
-    let f = Stage::start(1);
+    let f = Fixture::start(1);
     let b = &f.browsers[0];
     let (id, _, _) = f.friend_game();
     b.goto(&format!("{}/game/{id}", f.base));
@@ -470,7 +442,7 @@ fn pieces_use_the_embedded_font() {
 
 #[test]
 fn tournament_pages_name_and_explain() {
-    let f = Stage::start(1);
+    let f = Fixture::start(1);
     let b = &f.browsers[0];
     let api = |method: &str, path: &str, body: Value| -> Value {
         let r =

@@ -7,9 +7,6 @@
 //!
 //! Needs `chromium` and `chromium-driver`.
 
-use std::net::SocketAddr;
-
-use jieqi_server::{Config, Server};
 use serde_json::{Value, json};
 
 mod webdriver;
@@ -55,30 +52,14 @@ fn texts(b: &Browser) -> Vec<String> {
 
 #[test]
 fn spectator_and_player_chat() {
-    let chromium = tool("CHROMIUM", "/usr/bin/chromium", "chromium");
-    let chromedriver = tool("CHROMEDRIVER", "/usr/bin/chromedriver", "chromium-driver");
-    let dir = tempfile::tempdir().expect("temp dir");
-    let rt = runtime();
-    let server = rt
-        .block_on(Server::start(Config {
-            addr: SocketAddr::from(([127, 0, 0, 1], 0)),
-            db: dir.path().join("chat.db"),
-            engine: jieqi_server::EngineKind::Greedy,
-            ..Config::default()
-        }))
-        .expect("start the server");
-    let base = format!("http://{}", server.addr);
-    let driver = start_driver(&chromedriver);
-    let a = new_session(&driver, &chromium, &dir.path().join("profile-a"));
-    let b = new_session(&driver, &chromium, &dir.path().join("profile-b"));
-    let c = new_session(&driver, &chromium, &dir.path().join("profile-c"));
+    let stage = Stage::start(jieqi_server::EngineKind::Greedy);
+    let base = stage.base.clone();
+    let a = stage.browser("profile-a");
+    let b = stage.browser("profile-b");
+    let c = stage.browser("profile-c");
 
     // A friend game (as Red, 10+5): the friend joins through the invite link.
-    a.goto(&format!("{base}/"));
-    a.wait_for("#play-friend");
-    a.click("#color option[value='red']");
-    a.click("#play-friend");
-    let (invite, id) = invite_link_and_id(&a, &base);
+    let (invite, id) = create_friend_game(&a, &base, false, &[]);
     b.goto(&invite);
     for who in [&a, &b] {
         who.wait_for(".board-box[data-status=live]");
@@ -185,13 +166,6 @@ fn spectator_and_player_chat() {
         ),
         json!(0)
     );
-    for (i, who) in [&a, &b, &c].into_iter().enumerate() {
-        let errors = who.console_errors();
-        assert!(errors.is_empty(), "page {i} logged errors: {errors:#?}");
-    }
-    a.quit();
-    b.quit();
-    c.quit();
-    drop(driver);
-    rt.block_on(server.shutdown());
+    assert_no_console_errors([&a, &b, &c]);
+    stage.finish([a, b, c]);
 }

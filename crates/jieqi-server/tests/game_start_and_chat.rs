@@ -46,24 +46,8 @@ async fn an_aborted_rated_game_leaves_ratings_and_results_unchanged() {
     let alice = Account::sign_up(addr, "Alice", PASSWORD).await.unwrap();
     let bob = Account::sign_up(addr, "Bob", PASSWORD).await.unwrap();
     let req = json!({ "opponent": "friend", "rated": true, "time": "3+2", "color": "red" });
-    let r = alice
-        .http(addr, "POST", "/api/games", Some(&req.to_string()))
-        .await
-        .unwrap();
-    let created = body(&r);
-    let id = created["id"].as_str().unwrap().to_string();
-    let invite = json!({ "invite": created["invite_token"] }).to_string();
-    let r = bob
-        .http(
-            addr,
-            "POST",
-            &format!("/api/games/{id}/join"),
-            Some(&invite),
-        )
-        .await
-        .unwrap();
-    let bob_token = body(&r)["token"].as_str().unwrap().to_string();
-    let (mut red, _) = join(addr, &id, created["token"].as_str()).await;
+    let (id, alice_token, bob_token) = accounts_game(addr, &alice, &bob, req).await;
+    let (mut red, _) = join(addr, &id, Some(&alice_token)).await;
     let (mut black, s) = join(addr, &id, Some(&bob_token)).await;
     assert_eq!(s["d"]["status"], "live");
     assert_eq!(s["d"]["abortable"], true);

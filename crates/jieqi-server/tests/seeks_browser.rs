@@ -7,10 +7,6 @@
 //!
 //! Needs `chromium` and `chromium-driver`.
 
-use std::net::SocketAddr;
-use std::path::PathBuf;
-
-use jieqi_server::{Config, Server};
 use serde_json::{Value, json};
 
 mod webdriver;
@@ -49,48 +45,10 @@ fn landed(b: &Browser) -> (String, String) {
     (id.to_string(), mine[0].as_str().unwrap().to_string())
 }
 
-struct Setup {
-    rt: tokio::runtime::Runtime,
-    server: Server,
-    driver: Driver,
-    chromium: PathBuf,
-    dir: tempfile::TempDir,
-    base: String,
-}
-
-fn setup(db: &str) -> Setup {
-    let chromium = tool("CHROMIUM", "/usr/bin/chromium", "chromium");
-    let chromedriver = tool("CHROMEDRIVER", "/usr/bin/chromedriver", "chromium-driver");
-    let dir = tempfile::tempdir().expect("temp dir");
-    let rt = runtime();
-    let server = rt
-        .block_on(Server::start(Config {
-            addr: SocketAddr::from(([127, 0, 0, 1], 0)),
-            db: dir.path().join(db),
-            engine: jieqi_server::EngineKind::Greedy,
-            ..Config::default()
-        }))
-        .expect("start the server");
-    let base = format!("http://{}", server.addr);
-    let driver = start_driver(&chromedriver);
-    Setup {
-        rt,
-        server,
-        driver,
-        chromium,
-        dir,
-        base,
-    }
-}
-
-fn browser(s: &Setup, name: &str) -> Browser {
-    new_session(&s.driver, &s.chromium, &s.dir.path().join(name))
-}
-
-fn summary(s: &Setup, id: &str) -> Value {
+fn summary(s: &Stage, id: &str) -> Value {
     let r =
         s.rt.block_on(jieqi_server::client::http(
-            s.server.addr,
+            s.addr,
             "GET",
             &format!("/api/games/{id}"),
             None,
@@ -99,23 +57,16 @@ fn summary(s: &Setup, id: &str) -> Value {
     r.json().expect("JSON")
 }
 
-fn finish(s: Setup, browsers: Vec<Browser>) {
-    for (i, who) in browsers.iter().enumerate() {
-        let errors = who.console_errors();
-        assert!(errors.is_empty(), "page {i} logged errors: {errors:#?}");
-    }
-    for b in browsers {
-        b.quit();
-    }
-    drop(s.driver);
-    s.rt.block_on(s.server.shutdown());
+fn finish(s: Stage, browsers: Vec<Browser>) {
+    assert_no_console_errors(&browsers);
+    s.finish(browsers);
 }
 
 #[test]
 fn quick_pair_tile_pairs_two_accounts() {
-    let s = setup("tiles.db");
-    let a = browser(&s, "profile-a");
-    let b = browser(&s, "profile-b");
+    let s = Stage::start(jieqi_server::EngineKind::Greedy);
+    let a = s.browser("profile-a");
+    let b = s.browser("profile-b");
     sign_up(&a, &s.base, "Alice");
     sign_up(&b, &s.base, "Bob");
 
@@ -173,9 +124,9 @@ fn quick_pair_tile_pairs_two_accounts() {
 
 #[test]
 fn custom_seek_is_accepted_from_the_seek_list() {
-    let s = setup("custom.db");
-    let a = browser(&s, "profile-a");
-    let b = browser(&s, "profile-b");
+    let s = Stage::start(jieqi_server::EngineKind::Greedy);
+    let a = s.browser("profile-a");
+    let b = s.browser("profile-b");
 
     // A guest seeks 10+0 with a 60 s step time, as Red, from the custom form.
     open_lobby(&a, &s.base, false);
@@ -269,10 +220,10 @@ fn shown_rating(b: &Browser, category: &str) -> (i64, bool) {
 /// profiles and the game in their histories, linking to its replay.
 #[test]
 fn two_accounts_quick_pair_play_rate_and_a_spectator_chats() {
-    let s = setup("whole.db");
-    let a = browser(&s, "profile-a");
-    let b = browser(&s, "profile-b");
-    let c = browser(&s, "profile-c");
+    let s = Stage::start(jieqi_server::EngineKind::Greedy);
+    let a = s.browser("profile-a");
+    let b = s.browser("profile-b");
+    let c = s.browser("profile-c");
     sign_up(&a, &s.base, "Alice");
     sign_up(&b, &s.base, "Bob");
     for who in [&a, &b] {

@@ -9,9 +9,6 @@
 //!
 //! Needs `chromium` and `chromium-driver` like `tests/browser.rs`.
 
-use std::net::SocketAddr;
-
-use jieqi_server::{Config, Server};
 use serde_json::{Value, json};
 
 mod webdriver;
@@ -37,22 +34,10 @@ fn set_value(b: &Browser, css: &str, value: &str) {
 
 #[test]
 fn organiser_and_player_pages_show_live_standings() {
-    let chromium = tool("CHROMIUM", "/usr/bin/chromium", "chromium");
-    let driver_path = tool("CHROMEDRIVER", "/usr/bin/chromedriver", "chromium-driver");
-    let rt = runtime();
-    let dir = tempfile::tempdir().expect("temp dir");
-    let server = rt
-        .block_on(Server::start(Config {
-            addr: SocketAddr::from(([127, 0, 0, 1], 0)),
-            db: dir.path().join("t.db"),
-            engine: jieqi_server::EngineKind::Greedy,
-            ..Config::default()
-        }))
-        .expect("start the server");
-    let port = server.addr.port();
-    let base = format!("http://127.0.0.1:{port}");
-    let driver = start_driver(&driver_path);
-    let b = new_session(&driver, &chromium, &dir.path().join("profile"));
+    let stage = Stage::start(jieqi_server::EngineKind::Greedy);
+    let port = stage.addr.port();
+    let base = stage.base.clone();
+    let b = stage.browser("profile");
 
     // Lobby → tournaments → create.
     b.goto(&format!("{base}/"));
@@ -224,8 +209,6 @@ fn organiser_and_player_pages_show_live_standings() {
     assert!(b.text("#t-bracket").contains("(1) S1"));
     b.shot("tournament-bracket");
 
-    let errors = b.console_errors();
-    assert!(errors.is_empty(), "console errors: {errors:?}");
-    b.quit();
-    rt.block_on(server.shutdown());
+    assert_no_console_errors([&b]);
+    stage.finish([b]);
 }

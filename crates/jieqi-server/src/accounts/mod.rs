@@ -2,6 +2,7 @@
 //! attempts (docs/server.md, "Accounts"). Playing needs no account; rated games do.
 
 pub mod csrf;
+pub mod games;
 pub mod limiter;
 pub mod name;
 pub mod password;

@@ -1,25 +1,23 @@
 //! One task per analysis socket (`/ws/analysis`, docs/protocol.md §9): reads
-//! `analyse` / `stop` with the game socket's size and rate limits, checks each request
-//! ([`super::request`]), and runs at most one analysis per connection on a thread
-//! reserved from the analysis pool, whose per-client limit bounds the sessions of one
-//! address. Lines stream back as the search deepens.
+//! `analyse` / `stop` through an [`Inbox`] (the game socket's rate limit, its own size
+//! limit), checks each request ([`super::request`]), and runs at most one analysis per
+//! connection on a thread reserved from the analysis pool, whose per-client limit
+//! bounds the sessions of one address. Lines stream back as the search deepens.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use axum::extract::ws::{CloseFrame, Message, Utf8Bytes, WebSocket};
+use axum::extract::ws::{Utf8Bytes, WebSocket};
 use axum::extract::{ConnectInfo, State, WebSocketUpgrade};
 use axum::response::Response;
-use futures_util::{SinkExt, StreamExt};
 use serde_json::{Value, json};
 use tokio::sync::mpsc;
-use tokio::time::Instant;
 
 use super::request::{self, AnalyseIn, Prepared};
 use crate::Shared;
 use crate::engine::{AnalysisLine, LineScore};
-use crate::ws::{Bucket, CLOSE_GOING_AWAY, CLOSE_TOO_BIG, MAX_DROPPED, OUTBOX, is_too_big};
+use crate::socket::{Inbox, Refusal};
 
 /// The largest message the analysis socket reads.
 pub const MAX_MESSAGE_BYTES: usize = 16 * 1024;
@@ -135,107 +133,65 @@ fn launch(
     Ok(Running { stop, task })
 }
 
+/// The analysis protocol's error for a message the inbox refused unread.
+fn refused(r: Refusal) -> Utf8Bytes {
+    let code = match r {
+        Refusal::Binary => "bad_json",
+        Refusal::RateLimited(_) => "rate_limited",
+    };
+    error(None, code, r)
+}
+
 /// Serves one analysis socket until it closes or the server stops.
 pub async fn serve(socket: WebSocket, shared: Arc<Shared>, client: SocketAddr) {
     shared.conn_opened();
     let conn = shared.next_conn_id();
     tracing::info!(conn, "analysis connection accepted");
-    let (mut sink, mut stream) = socket.split();
-    let (outbox, mut rx) = mpsc::channel::<Utf8Bytes>(OUTBOX);
-    let stop = Shared::stopped(shared.stop_signal());
-    tokio::pin!(stop);
-    let mut bucket = Bucket::new(shared.config.rate_per_sec, shared.config.rate_burst);
-    let every = shared.limits.ws_ping_interval;
-    let silence = every + shared.limits.ws_pong_timeout;
-    let mut ping = tokio::time::interval_at(Instant::now() + every, every);
-    let mut last_heard = Instant::now();
-    let mut dropped = 0u32;
+    let (mut inbox, outbox) = Inbox::new(socket, &shared);
     let mut running: Option<Running> = None;
-    let close = |code: u16, reason: &'static str| {
-        Message::Close(Some(CloseFrame {
-            code,
-            reason: Utf8Bytes::from_static(reason),
-        }))
-    };
     let why: &str = loop {
-        tokio::select! {
-            incoming = stream.next() => {
-                let text = match incoming {
-                    Some(Ok(Message::Text(t))) => t,
-                    Some(Ok(Message::Close(_))) => break "closed by the client",
-                    Some(Ok(Message::Binary(_))) => {
-                        last_heard = Instant::now();
-                        let e = error(None, "bad_json", "send JSON text, not binary frames");
-                        if sink.send(Message::Text(e)).await.is_err() { break "gone" }
-                        continue;
-                    }
-                    Some(Ok(_)) => {
-                        last_heard = Instant::now();
-                        continue;
-                    }
-                    Some(Err(e)) if is_too_big(&e) => {
-                        let _ = sink.send(close(CLOSE_TOO_BIG, "message too big")).await;
-                        break "message too big";
-                    }
-                    Some(Err(_)) => break "socket error",
-                    None => break "gone",
-                };
-                last_heard = Instant::now();
-                if !bucket.take() {
-                    dropped += 1;
-                    if dropped > MAX_DROPPED {
-                        let _ = sink.send(close(1008, "rate limit")).await;
-                        break "rate limit";
-                    }
-                    let e = error(None, "rate_limited", format!("at most {} messages per second", shared.config.rate_per_sec));
-                    if sink.send(Message::Text(e)).await.is_err() { break "gone" }
-                    continue;
+        let text = match inbox.next_text(refused).await {
+            Ok(t) => t,
+            Err(why) => break why,
+        };
+        let answer = match parse(&text) {
+            Err(e) => Some(e),
+            Ok(In::Stop) => {
+                if let Some(r) = running.take() {
+                    r.end().await;
                 }
-                let answer = match parse(&text) {
-                    Err(e) => Some(e),
-                    Ok(In::Stop) => {
-                        if let Some(r) = running.take() { r.end().await; }
-                        None
-                    }
-                    Ok(In::Analyse(req)) => {
-                        if let Some(r) = running.take() { r.end().await; }
-                        match request::prepare(&req) {
-                            Err(e) => Some(error(Some(req.n), e.code(), &e)),
-                            Ok(p) => {
-                                let pos = envelope("position", request::position_out(req.n, &p.pos));
-                                if sink.send(Message::Text(pos)).await.is_err() { break "gone" }
-                                if p.pos.legal_moves().is_empty() {
-                                    Some(envelope("done", json!({ "n": req.n, "depth": 0 })))
-                                } else {
-                                    match launch(&shared, client, req.n, p, &outbox) {
-                                        Ok(r) => { running = Some(r); None }
-                                        Err(e) => Some(e),
-                                    }
+                None
+            }
+            Ok(In::Analyse(req)) => {
+                if let Some(r) = running.take() {
+                    r.end().await;
+                }
+                match request::prepare(&req) {
+                    Err(e) => Some(error(Some(req.n), e.code(), &e)),
+                    Ok(p) => {
+                        let pos = envelope("position", request::position_out(req.n, &p.pos));
+                        if !inbox.send(pos).await {
+                            break "gone";
+                        }
+                        if p.pos.legal_moves().is_empty() {
+                            Some(envelope("done", json!({ "n": req.n, "depth": 0 })))
+                        } else {
+                            match launch(&shared, client, req.n, p, &outbox) {
+                                Ok(r) => {
+                                    running = Some(r);
+                                    None
                                 }
+                                Err(e) => Some(e),
                             }
                         }
                     }
-                };
-                if let Some(a) = answer
-                    && sink.send(Message::Text(a)).await.is_err()
-                {
-                    break "gone";
                 }
             }
-            Some(msg) = rx.recv() => {
-                if sink.send(Message::Text(msg)).await.is_err() { break "gone" }
-            }
-            _ = ping.tick() => {
-                if last_heard.elapsed() > silence {
-                    let _ = sink.send(close(CLOSE_GOING_AWAY, "no answer to pings")).await;
-                    break "no answer to pings";
-                }
-                if sink.send(Message::Ping(Default::default())).await.is_err() { break "gone" }
-            }
-            _ = &mut stop => {
-                let _ = sink.send(close(CLOSE_GOING_AWAY, "server shutting down")).await;
-                break "server shutting down";
-            }
+        };
+        if let Some(a) = answer
+            && !inbox.send(a).await
+        {
+            break "gone";
         }
     };
     if let Some(r) = running.take() {

@@ -1,12 +1,10 @@
-//! One task per lobby socket (`/ws/lobby`): reads messages with the game socket's
-//! limits (size, rate, ping), checks a seek's terms, reads the player's ratings, and
+//! One task per lobby socket (`/ws/lobby`): reads messages through an [`Inbox`] with
+//! the game socket's limits (size, rate, ping), checks a seek's terms, reads the player's ratings, and
 //! forwards to the lobby's task. The connection's seeks live as long as it does.
 
 use std::sync::Arc;
 
-use axum::extract::ws::{CloseFrame, Message, Utf8Bytes, WebSocket};
-use futures_util::{SinkExt, StreamExt};
-use tokio::sync::mpsc;
+use axum::extract::ws::{Utf8Bytes, WebSocket};
 use tokio::time::Instant;
 
 use super::LobbyHandle;
@@ -15,9 +13,7 @@ use crate::Shared;
 use crate::protocol::lobby::{self, LobbyError, LobbyErrorCode, LobbyIn, LobbyOut};
 use crate::protocol::out::PongOut;
 use crate::rating::{ByCategory, Rating};
-use crate::ws::{Bucket, CLOSE_GOING_AWAY, CLOSE_TOO_BIG, MAX_DROPPED, OUTBOX, is_too_big};
-
-type Sink = futures_util::stream::SplitSink<WebSocket, Message>;
+use crate::socket::{Bucket, Inbox, Refusal};
 
 /// Seeks and cancels per second a connection may send (sustained): each one changes
 /// every lobby's list, so they are held to less than the other messages.
@@ -26,10 +22,20 @@ pub const SEEK_RATE_PER_SEC: f64 = 2.0;
 pub const SEEK_BURST: f64 = 10.0;
 
 /// Sends a message the socket answers itself (version 0); false if the socket is gone.
-async fn reply(sink: &mut Sink, msg: LobbyOut) -> bool {
-    sink.send(Message::Text(msg.to_text(0).into()))
-        .await
-        .is_ok()
+async fn reply(inbox: &mut Inbox, msg: LobbyOut) -> bool {
+    inbox.send(msg.to_text(0).into()).await
+}
+
+/// The lobby protocol's error for a message the inbox refused unread.
+fn refused(r: Refusal) -> Utf8Bytes {
+    let code = match r {
+        Refusal::Binary => LobbyErrorCode::BadJson,
+        Refusal::RateLimited(_) => LobbyErrorCode::RateLimited,
+    };
+    LobbyError::new(code, r.to_string())
+        .to_out(None)
+        .to_text(0)
+        .into()
 }
 
 /// Serves one lobby socket of `user` (logged in) or a guest, from the browser of the
@@ -53,96 +59,25 @@ pub async fn serve(
         user = who.user.as_deref(),
         "lobby connection accepted"
     );
-    let (mut sink, mut stream) = socket.split();
-    let (outbox, mut rx) = mpsc::channel::<Utf8Bytes>(OUTBOX);
+    let (mut inbox, outbox) = Inbox::new(socket, &shared);
     let lobby = shared.lobby.handle(&shared);
     if lobby.enter(who.clone(), outbox).await.is_err() {
         shared.conn_closed();
         return;
     }
-    let stop = Shared::stopped(shared.stop_signal());
-    tokio::pin!(stop);
-    let mut bucket = Bucket::new(shared.config.rate_per_sec, shared.config.rate_burst);
     let mut seek_bucket = Bucket::new(SEEK_RATE_PER_SEC, SEEK_BURST);
-    let every = shared.limits.ws_ping_interval;
-    let silence = every + shared.limits.ws_pong_timeout;
-    let mut ping = tokio::time::interval_at(Instant::now() + every, every);
-    let mut last_heard = Instant::now();
-    let mut dropped = 0u32;
-    let close = |code: u16, reason: &'static str| {
-        Message::Close(Some(CloseFrame {
-            code,
-            reason: Utf8Bytes::from_static(reason),
-        }))
-    };
     let why: &str = loop {
-        tokio::select! {
-            incoming = stream.next() => {
-                let text = match incoming {
-                    Some(Ok(Message::Text(t))) => t,
-                    Some(Ok(Message::Binary(_))) => {
-                        last_heard = Instant::now();
-                        let e = LobbyError::new(LobbyErrorCode::BadJson, "binary frames are not part of the protocol; send JSON text");
-                        if !reply(&mut sink, e.to_out(None)).await { break "gone" }
-                        continue;
-                    }
-                    Some(Ok(Message::Close(_))) => break "closed by the client",
-                    Some(Ok(_)) => {
-                        last_heard = Instant::now();
-                        continue;
-                    }
-                    Some(Err(e)) if is_too_big(&e) => {
-                        let _ = sink.send(close(CLOSE_TOO_BIG, "message too big")).await;
-                        break "message too big";
-                    }
-                    Some(Err(_)) => break "socket error",
-                    None => break "gone",
-                };
-                last_heard = Instant::now();
-                if !bucket.take() {
-                    dropped += 1;
-                    if dropped > MAX_DROPPED {
-                        let _ = sink.send(close(1008, "rate limit")).await;
-                        break "rate limit";
-                    }
-                    let e = LobbyError::new(LobbyErrorCode::RateLimited, format!("at most {} messages per second", shared.config.rate_per_sec));
-                    if !reply(&mut sink, e.to_out(None)).await { break "gone" }
-                    continue;
-                }
-                match handle(&shared, &lobby, &who, &mut seek_bucket, &text).await {
-                    Ok(Some(answer)) => {
-                        if !reply(&mut sink, answer).await { break "gone" }
-                    }
-                    Ok(None) => {}
-                    Err((t, e)) => {
-                        if !reply(&mut sink, e.to_out(t.as_deref())).await { break "gone" }
-                    }
-                }
-            }
-            out = rx.recv() => match out {
-                Some(text) => {
-                    if sink.send(Message::Text(text)).await.is_err() {
-                        break "gone";
-                    }
-                }
-                None => {
-                    let _ = sink.send(close(1013, "too slow, reconnect")).await;
-                    break "too slow";
-                }
-            },
-            _ = ping.tick() => {
-                if last_heard.elapsed() > silence {
-                    let _ = sink.send(close(CLOSE_GOING_AWAY, "no answer to ping")).await;
-                    break "ping timeout";
-                }
-                if sink.send(Message::Ping(Default::default())).await.is_err() {
-                    break "gone";
-                }
-            }
-            _ = &mut stop => {
-                let _ = sink.send(close(CLOSE_GOING_AWAY, "server shutting down")).await;
-                break "server shutting down";
-            }
+        let text = match inbox.next_text(refused).await {
+            Ok(t) => t,
+            Err(why) => break why,
+        };
+        let answer = match handle(&shared, &lobby, &who, &mut seek_bucket, &text).await {
+            Ok(Some(answer)) => answer,
+            Ok(None) => continue,
+            Err((t, e)) => e.to_out(t.as_deref()),
+        };
+        if !reply(&mut inbox, answer).await {
+            break "gone";
         }
     };
     lobby.leave(conn).await;

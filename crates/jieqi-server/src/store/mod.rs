@@ -486,4 +486,11 @@ pub trait Store: Send + Sync + 'static {
         offset: u32,
         limit: u32,
     ) -> BoxFuture<'_, Result<(Vec<HistoryEntry>, u32), StoreError>>;
+    /// The games not finished (nor aborted) in which `user` holds a seat, last changed
+    /// first, at most `limit`; a game in which he holds both seats comes once per seat.
+    fn live_games(
+        &self,
+        user: &str,
+        limit: u32,
+    ) -> BoxFuture<'_, Result<Vec<(Summary, Color)>, StoreError>>;
 }

@@ -1363,6 +1363,36 @@ impl Store for SqliteStore {
             Ok((games, total))
         })
     }
+
+    fn live_games(
+        &self,
+        user: &str,
+        limit: u32,
+    ) -> BoxFuture<'_, Result<Vec<(Summary, Color)>, StoreError>> {
+        let user = user.to_string();
+        self.read(move |c| {
+            let sql = format!(
+                "SELECT {SUMMARY_COLS} FROM games
+                 WHERE result IS NULL AND (red_user = ?1 OR black_user = ?1)
+                 ORDER BY last_ms DESC, id LIMIT ?2"
+            );
+            let mut st = c.prepare_cached(&sql).map_err(db)?;
+            let rows = st
+                .query_map(params![user, limit], summary_row)
+                .map_err(db)?
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(db)?;
+            let mut out = Vec::new();
+            for s in rows.into_iter().filter_map(Result::ok) {
+                for color in Color::ALL {
+                    if s.users[color].as_deref() == Some(user.as_str()) {
+                        out.push((s.clone(), color));
+                    }
+                }
+            }
+            Ok(out)
+        })
+    }
 }
 
 #[cfg(test)]

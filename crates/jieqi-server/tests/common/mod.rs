@@ -6,7 +6,7 @@ use std::net::SocketAddr;
 use std::path::Path;
 use std::time::Duration;
 
-use jieqi_server::client::{HttpResponse, WsClient, claim_seat, http};
+use jieqi_server::client::{Account, HttpResponse, WsClient, claim_seat, http};
 use jieqi_server::store::SyncMode;
 use jieqi_server::{Config, Server};
 use serde_json::{Value, json};
@@ -175,4 +175,36 @@ pub async fn first_moves(red: &mut WsClient, black: &mut WsClient) {
     black.send("move", json!({ "uci": m }), None).await.unwrap();
     move_event(red, 2).await;
     move_event(black, 2).await;
+}
+
+/// A friend game between two accounts, created by `creator` with `req` (an
+/// `"opponent": "friend"` body) and its invite seat claimed by `friend` logged in:
+/// (game id, the creator's seat token, the friend's).
+pub async fn accounts_game(
+    addr: SocketAddr,
+    creator: &Account,
+    friend: &Account,
+    req: Value,
+) -> (String, String, String) {
+    let r = creator
+        .http(addr, "POST", "/api/games", Some(&req.to_string()))
+        .await
+        .unwrap();
+    let created = r.json().unwrap();
+    assert_eq!(r.status, 201, "{created}");
+    let id = created["id"].as_str().unwrap().to_string();
+    let invite = json!({ "invite": created["invite_token"] }).to_string();
+    let r = friend
+        .http(
+            addr,
+            "POST",
+            &format!("/api/games/{id}/join"),
+            Some(&invite),
+        )
+        .await
+        .unwrap();
+    let claimed = r.json().unwrap();
+    assert_eq!(r.status, 200, "{claimed}");
+    let token = |v: &Value| v["token"].as_str().unwrap().to_string();
+    (id, token(&created), token(&claimed))
 }

@@ -1,15 +1,17 @@
-//! W3C WebDriver helpers shared by the headless-Chromium tests (`browser.rs`,
-//! `tournament_browser.rs`): chromedriver and Chromium found on the machine, a tiny
-//! HTTP client, and a `Browser` session with the calls the tests use.
+//! W3C WebDriver helpers shared by the headless-Chromium tests (`*_browser.rs`):
+//! the test server started in-process with chromedriver and Chromium found on the
+//! machine ([`Stage`]), a tiny HTTP client, and a `Browser` session with the calls the
+//! tests use.
 
 #![allow(dead_code)]
 
 use std::io::{Read, Write};
-use std::net::{TcpListener, TcpStream};
+use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+use jieqi_server::{Config, EngineKind, Server};
 use serde_json::{Value, json};
 
 pub const ELEMENT_KEY: &str = "element-6066-11e4-a52e-4f735466cecf";
@@ -438,21 +440,6 @@ pub fn click_a_move(b: &Browser, prefer: Option<(&str, &str)>) -> (String, Strin
     b.fail("no piece of ours has a legal move")
 }
 
-/// The server with its default settings on `addr` (port 0: any free one) and the
-/// database `db`.
-pub fn start_server(
-    rt: &tokio::runtime::Runtime,
-    addr: std::net::SocketAddr,
-    db: &Path,
-) -> jieqi_server::Server {
-    rt.block_on(jieqi_server::Server::start(jieqi_server::Config {
-        addr,
-        db: db.to_path_buf(),
-        ..jieqi_server::Config::default()
-    }))
-    .expect("start the server")
-}
-
 /// Waits until the move list shows exactly `n` plies.
 pub fn wait_plies(b: &Browser, n: usize) {
     b.wait(
@@ -525,15 +512,163 @@ pub fn set_value(b: &Browser, css: &str, value: &str) {
 
 /// Signs up on the login page; ends on the new player's profile page.
 pub fn sign_up(b: &Browser, base: &str, name: &str) {
-    b.goto(&format!("{base}/login?signup=1"));
+    enter_account(b, &format!("{base}/login?signup=1"), name);
+}
+
+/// Logs in on the login page as `name` (signed up with [`sign_up`]); ends on his
+/// profile page.
+pub fn log_in(b: &Browser, base: &str, name: &str) {
+    enter_account(b, &format!("{base}/login"), name);
+}
+
+/// Fills the account form at `page` (sign-up or login) for `name` and waits for his
+/// profile.
+fn enter_account(b: &Browser, page: &str, name: &str) {
+    b.goto(page);
     b.wait_for("#account-submit");
     set_value(b, "#user-name", name);
     set_value(b, "#password", "a long enough password");
     b.click("#account-submit");
     b.wait(
-        "the new player's profile",
+        "the player's profile",
         "const h = document.querySelector('#profile-name'); return !!h && h.textContent === arguments[0];",
         json!([name]),
         WAIT,
     );
+}
+
+/// In `a`'s browser, from the lobby: a friend game as Red, after clicking each of
+/// `choices` in the form (a time, `#listed`, `#rated`). A `logged_in` player's lobby
+/// redraws its form once it knows him (with the rated box), so the choices wait for
+/// that. Returns the invite link (shown on the game page) and the game's id.
+pub fn create_friend_game(
+    a: &Browser,
+    base: &str,
+    logged_in: bool,
+    choices: &[&str],
+) -> (String, String) {
+    a.goto(&format!("{base}/"));
+    a.wait_for(if logged_in { "#rated" } else { "#play-friend" });
+    a.click("#color option[value='red']");
+    for css in choices {
+        a.click(css);
+    }
+    a.click("#play-friend");
+    invite_link_and_id(a, base)
+}
+
+/// The test server on `addr` (port 0: a free one) and the database `db`, with
+/// `engine` for engine games.
+pub fn start_server(
+    rt: &tokio::runtime::Runtime,
+    addr: SocketAddr,
+    db: &Path,
+    engine: EngineKind,
+) -> Server {
+    rt.block_on(Server::start(Config {
+        addr,
+        db: db.to_path_buf(),
+        engine,
+        ..Config::default()
+    }))
+    .expect("start the server")
+}
+
+/// What every browser test starts with: the server in-process on a fresh database and
+/// a free loopback port, and chromedriver ready to open browsers.
+pub struct Stage {
+    /// The runtime the server runs on (tests block on it for their own requests).
+    pub rt: tokio::runtime::Runtime,
+    /// The server (`None` only while [`Stage::restart_server`] restarts it).
+    pub server: Option<Server>,
+    /// Its address, kept across a restart.
+    pub addr: SocketAddr,
+    /// `http://ADDR`.
+    pub base: String,
+    /// The database file, kept across a restart.
+    pub db: PathBuf,
+    /// The temporary folder of the database and of the browser profiles.
+    pub dir: tempfile::TempDir,
+    engine: EngineKind,
+    chromium: PathBuf,
+    driver: Option<Driver>,
+}
+
+impl Stage {
+    /// Starts the server (with `engine` for engine games) and chromedriver.
+    pub fn start(engine: EngineKind) -> Stage {
+        let chromium = tool("CHROMIUM", "/usr/bin/chromium", "chromium");
+        let chromedriver = tool("CHROMEDRIVER", "/usr/bin/chromedriver", "chromium-driver");
+        let dir = tempfile::tempdir().expect("temp dir");
+        let rt = runtime();
+        let db = dir.path().join("test.db");
+        let server = start_server(&rt, SocketAddr::from(([127, 0, 0, 1], 0)), &db, engine);
+        let driver = start_driver(&chromedriver);
+        Stage {
+            base: format!("http://{}", server.addr),
+            addr: server.addr,
+            server: Some(server),
+            rt,
+            db,
+            dir,
+            engine,
+            chromium,
+            driver: Some(driver),
+        }
+    }
+
+    /// A new browser with a profile of its own named `profile` (two profiles share no
+    /// cookies nor `localStorage`: two people, or one person on two devices).
+    pub fn browser(&self, profile: &str) -> Browser {
+        let driver = self.driver.as_ref().expect("chromedriver is running");
+        new_session(driver, &self.chromium, &self.dir.path().join(profile))
+    }
+
+    /// `n` browsers, with the profiles `profile-0` to `profile-{n-1}`.
+    pub fn browsers(&self, n: usize) -> Vec<Browser> {
+        (0..n)
+            .map(|i| self.browser(&format!("profile-{i}")))
+            .collect()
+    }
+
+    /// Stops the server (a crash, as far as the pages can tell).
+    pub fn stop_server(&mut self) {
+        if let Some(s) = self.server.take() {
+            self.rt.block_on(s.shutdown());
+        }
+    }
+
+    /// Starts the server again on the same address and database (stopping it first
+    /// if it runs).
+    pub fn restart_server(&mut self) {
+        self.stop_server();
+        self.server = Some(start_server(&self.rt, self.addr, &self.db, self.engine));
+    }
+
+    /// Quits `browsers`, stops chromedriver and the server.
+    pub fn finish(mut self, browsers: impl IntoIterator<Item = Browser>) {
+        for b in browsers {
+            b.quit();
+        }
+        drop(self.driver.take());
+        self.stop_server();
+    }
+}
+
+/// Fails if a page logged an error in any of `browsers`.
+pub fn assert_no_console_errors<'a>(browsers: impl IntoIterator<Item = &'a Browser>) {
+    assert_no_console_errors_but(browsers, &[]);
+}
+
+/// Fails if a page logged an error in any of `browsers`, but for those mentioning one
+/// of `expected` (a refused connection while the test has stopped the server).
+pub fn assert_no_console_errors_but<'a>(
+    browsers: impl IntoIterator<Item = &'a Browser>,
+    expected: &[&str],
+) {
+    for (i, b) in browsers.into_iter().enumerate() {
+        let mut errors = b.console_errors();
+        errors.retain(|e| !expected.iter().any(|x| e.contains(x)));
+        assert!(errors.is_empty(), "page {i} logged errors: {errors:#?}");
+    }
 }
