@@ -39,8 +39,8 @@ pub struct Options {
     /// The rules searched under (RULES.md §5: the chase rule, the capture-free count,
     /// the perpetual limit); the game's history is judged by them too.
     pub rules: RuleSet,
-    /// Evaluate with the NNUE net ([`Engine::set_network`]; the embedded net 1 won its
-    /// SPRT against the hand-written evaluation, so on by default) instead of the
+    /// Evaluate with the NNUE net ([`Engine::set_network`]; net 1 won its SPRT against
+    /// the hand-written evaluation, the embedded net 2 its SPRT against net 1, so on by default) instead of the
     /// hand-written evaluation (without a net the hand-written evaluation is used).
     pub use_nnue: bool,
 }
