@@ -26,7 +26,10 @@ async fn play(red: &mut WsClient, black: &mut WsClient, n: u64) -> Value {
     };
     let s = sync(mover).await;
     let legal = s["d"]["legal"].as_array().unwrap();
-    let m = legal[n as usize * 7 % legal.len()].as_str().unwrap().to_string();
+    let m = legal[n as usize * 7 % legal.len()]
+        .as_str()
+        .unwrap()
+        .to_string();
     mover.send("move", json!({ "uci": m }), None).await.unwrap();
     move_event(other, n).await;
     move_event(mover, n).await
@@ -34,14 +37,19 @@ async fn play(red: &mut WsClient, black: &mut WsClient, n: u64) -> Value {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_game_survives_a_restart_on_postgres() {
-    let Some(url) = jieqi_server::store::test_database("a_game_survives_a_restart_on_postgres").await
+    let Some(url) =
+        jieqi_server::store::test_database("a_game_survives_a_restart_on_postgres").await
     else {
         return;
     };
     let db = PathBuf::from(url);
     let server = start_on(&db, 60_000, 1000.0).await;
     let addr = server.addr;
-    let g = create(addr, json!({ "opponent": "friend", "color": "red", "time": "10+5" })).await;
+    let g = create(
+        addr,
+        json!({ "opponent": "friend", "color": "red", "time": "10+5" }),
+    )
+    .await;
     let (mut red, mut black) = seat_both(addr, &g).await;
     let mut played = Vec::new();
     for n in 1..=10 {
@@ -70,11 +78,12 @@ async fn a_game_survives_a_restart_on_postgres() {
     red.send("resign", Value::Null, None).await.unwrap();
     let end = black.recv_until("end", WAIT).await.unwrap();
     assert_eq!(end["d"]["result"], "0-1", "{end}");
-    let replay = jieqi_server::client::http(addr, "GET", &format!("/api/games/{}/replay", g.id), None)
-        .await
-        .unwrap()
-        .json()
-        .unwrap();
+    let replay =
+        jieqi_server::client::http(addr, "GET", &format!("/api/games/{}/replay", g.id), None)
+            .await
+            .unwrap()
+            .json()
+            .unwrap();
     let moves: Vec<String> = replay["moves"]
         .as_array()
         .unwrap()

@@ -5,9 +5,9 @@
 use jieqi_core::{Color, Outcome, Reason};
 
 use super::{FinishRecord, GameEnd, HistoryEntry, PlayerResult, StoreError, Summary, Tally};
+use super::{RatingChange, RatingRecord};
 use crate::chat::{ChatLine, ChatRoom};
 use crate::rating::{Category, Rating};
-use super::{RatingChange, RatingRecord};
 
 /// The `reason` of an aborted game (its `result` is `*`).
 pub(super) const ABORTED: &str = "aborted";
@@ -116,7 +116,9 @@ pub(super) fn rating_records(rows: Vec<(String, Rating, u32)>) -> Vec<RatingReco
 }
 
 /// A user's rating changes from rows `(game, category, at_ms, before, after)`.
-pub(super) fn rating_changes(rows: Vec<(String, String, u64, Rating, Rating)>) -> Vec<RatingChange> {
+pub(super) fn rating_changes(
+    rows: Vec<(String, String, u64, Rating, Rating)>,
+) -> Vec<RatingChange> {
     rows.into_iter()
         .filter_map(|(game, cat, at_ms, before, after)| {
             Some(RatingChange {

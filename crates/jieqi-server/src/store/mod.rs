@@ -48,7 +48,9 @@ impl Database {
             Some(url) if Database::is_postgres(location) => Ok(Database::Postgres(Arc::new(
                 PostgresStore::open(url).await?,
             ))),
-            _ => Ok(Database::Sqlite(Arc::new(SqliteStore::open(location, sync)?))),
+            _ => Ok(Database::Sqlite(Arc::new(SqliteStore::open(
+                location, sync,
+            )?))),
         }
     }
 

@@ -660,7 +660,8 @@ const SUMMARY_COLS: &str = "id, red_level, black_level, red_joined, black_joined
   started_ms, result, winner, reason, finished_ms, commitment, red_user, black_user, rated";
 
 /// A game's result for the user `$1` (see the SQLite store).
-const RESULT_FOR_USER: &str = "(CASE WHEN result = '*' THEN 'aborted' WHEN winner IS NULL THEN 'draw'
+const RESULT_FOR_USER: &str =
+    "(CASE WHEN result = '*' THEN 'aborted' WHEN winner IS NULL THEN 'draw'
   WHEN winner = (CASE WHEN red_user = $1 THEN 'red' ELSE 'black' END) THEN 'win'
   ELSE 'loss' END)";
 

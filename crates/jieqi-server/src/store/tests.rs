@@ -4,8 +4,8 @@
 use jieqi_core::{ByColor, Color, Outcome, Reason};
 
 use super::{
-    FinishRecord, GameEnd, GameFilter, ListKind, MoveRecord, NewGame, PlayerResult,
-    PostgresStore, SeatRecord, SqliteStore, Store, StoreError, SyncMode, Write,
+    FinishRecord, GameEnd, GameFilter, ListKind, MoveRecord, NewGame, PlayerResult, PostgresStore,
+    SeatRecord, SqliteStore, Store, StoreError, SyncMode, Write,
 };
 use crate::chat::{ChatLine, ChatRoom};
 use crate::rating::{Category, Rating};
@@ -19,9 +19,9 @@ enum Place {
 impl Place {
     async fn open(&self) -> Box<dyn Store> {
         match self {
-            Place::Sqlite(dir) => Box::new(
-                SqliteStore::open(&dir.path().join("t.db"), SyncMode::Normal).unwrap(),
-            ),
+            Place::Sqlite(dir) => {
+                Box::new(SqliteStore::open(&dir.path().join("t.db"), SyncMode::Normal).unwrap())
+            }
             Place::Postgres(url) => Box::new(PostgresStore::open(url).await.unwrap()),
         }
     }
@@ -58,7 +58,6 @@ on_both_stores!(
     an_aborted_rated_game_changes_no_rating_and_counts_in_no_result,
     chat_lines_and_mutes_are_stored_with_the_game,
 );
-
 
 pub(super) fn new_game(id: &str) -> NewGame {
     NewGame {
