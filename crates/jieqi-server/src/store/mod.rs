@@ -74,6 +74,25 @@ impl Database {
     }
 }
 
+/// A change on its way to a store's writer, with where to answer.
+type Job = (Write, tokio::sync::oneshot::Sender<Result<(), StoreError>>);
+
+/// Hands `w` to a writer with `send` (`false`: the writer is gone) and resolves with
+/// the writer's answer, once the change is committed.
+fn queue_write(
+    w: Write,
+    send: impl FnOnce(Job) -> bool,
+) -> BoxFuture<'static, Result<(), StoreError>> {
+    let (tx, rx) = tokio::sync::oneshot::channel();
+    let sent = send((w, tx));
+    Box::pin(async move {
+        if !sent {
+            return Err(StoreError::Closed);
+        }
+        rx.await.map_err(|_| StoreError::Closed)?
+    })
+}
+
 /// A storage failure.
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {

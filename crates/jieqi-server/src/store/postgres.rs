@@ -17,7 +17,7 @@ use std::sync::Mutex;
 
 use deadpool_postgres::{Manager, ManagerConfig, Object, Pool, RecyclingMethod, Transaction};
 use jieqi_core::{ByColor, Color, Outcome};
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::mpsc;
 use tokio_postgres::types::ToSql;
 use tokio_postgres::{NoTls, Row};
 
@@ -26,13 +26,11 @@ use super::decode::{
     rating_records, tallies, u,
 };
 use super::{
-    BoxFuture, FinishRecord, GameEnd, GameFilter, HistoryEntry, ListKind, MoveRecord, NewGame,
+    BoxFuture, FinishRecord, GameEnd, GameFilter, HistoryEntry, Job, ListKind, MoveRecord, NewGame,
     PlayerResult, RatingChange, RatingRecord, SeatRecord, Store, StoreError, StoredGame, Summary,
-    Tally, UserRecord, Write,
+    Tally, UserRecord, Write, queue_write,
 };
 use crate::rating::{Category, Rating};
-
-type Job = (Write, oneshot::Sender<Result<(), StoreError>>);
 
 /// Most changes committed in one transaction.
 const BATCH: usize = 1024;
@@ -827,18 +825,12 @@ impl PostgresStore {
 
 impl Store for PostgresStore {
     fn write(&self, w: Write) -> BoxFuture<'_, Result<(), StoreError>> {
-        let (tx, rx) = oneshot::channel();
-        let sent = self
-            .writer
-            .lock()
-            .ok()
-            .and_then(|g| g.as_ref().map(|s| s.send((w, tx)).is_ok()))
-            .unwrap_or(false);
-        Box::pin(async move {
-            if !sent {
-                return Err(StoreError::Closed);
-            }
-            rx.await.map_err(|_| StoreError::Closed)?
+        queue_write(w, |job| {
+            self.writer
+                .lock()
+                .ok()
+                .and_then(|g| g.as_ref().map(|s| s.send(job).is_ok()))
+                .unwrap_or(false)
         })
     }
 

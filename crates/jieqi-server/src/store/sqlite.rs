@@ -6,16 +6,15 @@ use std::sync::{Arc, Mutex, mpsc};
 
 use jieqi_core::{ByColor, Color, Deal, Game, Outcome, UciMove};
 use rusqlite::{Connection, OptionalExtension, Row, params};
-use tokio::sync::oneshot;
 
 use super::decode::{
     FinishColumns, chat_line, finish_columns, finish_from, history_entry, i, rating_changes,
     rating_records, tallies, u,
 };
 use super::{
-    BoxFuture, FinishRecord, GameEnd, GameFilter, HistoryEntry, ListKind, MoveRecord, NewGame,
+    BoxFuture, FinishRecord, GameEnd, GameFilter, HistoryEntry, Job, ListKind, MoveRecord, NewGame,
     PlayerResult, RatingChange, RatingRecord, SeatRecord, Store, StoreError, StoredGame, Summary,
-    Tally, UserRecord, Write,
+    Tally, UserRecord, Write, queue_write,
 };
 use crate::chat::ChatLine;
 use crate::rating::{Category, Rating};
@@ -41,8 +40,6 @@ impl SyncMode {
         }
     }
 }
-
-type Job = (Write, oneshot::Sender<Result<(), StoreError>>);
 
 /// SQLite storage.
 pub struct SqliteStore {
@@ -919,18 +916,12 @@ fn load_chat(c: &Connection, id: &str) -> Result<Vec<ChatLine>, StoreError> {
 
 impl Store for SqliteStore {
     fn write(&self, w: Write) -> BoxFuture<'_, Result<(), StoreError>> {
-        let (tx, rx) = oneshot::channel();
-        let sent = self
-            .writer
-            .lock()
-            .ok()
-            .and_then(|g| g.as_ref().map(|s| s.send((w, tx)).is_ok()))
-            .unwrap_or(false);
-        Box::pin(async move {
-            if !sent {
-                return Err(StoreError::Closed);
-            }
-            rx.await.map_err(|_| StoreError::Closed)?
+        queue_write(w, |job| {
+            self.writer
+                .lock()
+                .ok()
+                .and_then(|g| g.as_ref().map(|s| s.send(job).is_ok()))
+                .unwrap_or(false)
         })
     }
 
