@@ -51,9 +51,9 @@ use crate::store::{Store, StoreError, Write};
 pub struct Config {
     /// Where to listen.
     pub addr: SocketAddr,
-    /// The SQLite database file.
+    /// The SQLite database file, or a PostgreSQL URL (`postgres://…`).
     pub db: PathBuf,
-    /// Durability of each commit.
+    /// Durability of each SQLite commit (PostgreSQL follows its server's settings).
     pub sync: store::SyncMode,
     /// Engine threads (games thinking at once).
     pub engine_threads: usize,
@@ -581,7 +581,7 @@ pub struct Server {
     /// Its shared state.
     pub shared: Arc<Shared>,
     task: tokio::task::JoinHandle<()>,
-    sqlite: Arc<store::SqliteStore>,
+    database: store::Database,
 }
 
 impl Server {
@@ -593,10 +593,9 @@ impl Server {
 
     /// [`Server::start`] with the given limits.
     pub async fn start_with(config: Config, limits: Limits) -> Result<Server, StartError> {
-        let sqlite = Arc::new(
-            store::SqliteStore::open(&config.db, config.sync)
-                .map_err(|e| StartError(format!("{}: {e}", config.db.display())))?,
-        );
+        let database = store::Database::open(&config.db, config.sync)
+            .await
+            .map_err(|e| StartError(format!("{}: {e}", redacted(&config.db))))?;
         let engine: Arc<dyn engine::Engine> = match config.engine {
             EngineKind::Search => Arc::new(engine::SearchEngine::new(16)),
             EngineKind::Greedy => Arc::new(engine::GreedyEngine),
@@ -604,7 +603,7 @@ impl Server {
         let engines = EnginePool::new(Arc::clone(&engine), config.engine_threads);
         let analysis =
             engine::AnalysisPool::new(engine, limits.analysis_threads, limits.analysis_per_client);
-        let shared = Shared::new(config.clone(), limits, sqlite.clone(), engines, analysis);
+        let shared = Shared::new(config.clone(), limits, database.store(), engines, analysis);
         let game_ends = shared.subscribe_game_ends();
         tournament::load_all(&shared)
             .await
@@ -627,7 +626,7 @@ impl Server {
             addr,
             shared,
             task,
-            sqlite,
+            database,
         })
     }
 
@@ -635,8 +634,7 @@ impl Server {
     pub async fn shutdown(self) {
         self.shared.begin_shutdown();
         let _ = self.task.await;
-        let sqlite = self.sqlite;
-        let _ = tokio::task::spawn_blocking(move || sqlite.close()).await;
+        self.database.close().await;
     }
 
     /// Runs until `signal` resolves, then shuts down.
@@ -644,6 +642,22 @@ impl Server {
         signal.await;
         tracing::info!("shutting down");
         self.shutdown().await;
+    }
+}
+
+/// A database location fit for a message: a PostgreSQL URL without its password.
+fn redacted(db: &std::path::Path) -> String {
+    let text = db.display().to_string();
+    if !store::Database::is_postgres(db) {
+        return text;
+    }
+    match (text.find("://"), text.rfind('@')) {
+        (Some(scheme), Some(at)) if at > scheme => {
+            let user = &text[scheme + 3..at];
+            let user = user.split(':').next().unwrap_or("");
+            format!("{}{user}{}", &text[..scheme + 3], &text[at..])
+        }
+        _ => text,
     }
 }
 

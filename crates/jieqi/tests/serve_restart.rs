@@ -64,8 +64,22 @@ async fn ack(c: &mut WsClient, n: u64) -> Value {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn killed_server_resumes_games_with_fair_clocks() {
     let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("restart.db");
-    let (server, addr) = serve(&db);
+    killed_server_resumes(&dir.path().join("restart.db")).await;
+}
+
+/// The same on PostgreSQL (`JIEQI_TEST_PG`): what was acknowledged was committed there.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn killed_server_resumes_games_with_fair_clocks_on_postgres() {
+    let test = "killed_server_resumes_games_with_fair_clocks_on_postgres";
+    if let Some(url) = jieqi_server::store::test_database(test).await {
+        killed_server_resumes(Path::new(&url)).await;
+    }
+}
+
+/// A game on the database `db` whose server is killed with SIGKILL between moves and
+/// started again.
+async fn killed_server_resumes(db: &Path) {
+    let (server, addr) = serve(db);
     let body = json!({"opponent": "friend", "color": "red", "time": "10+0"}).to_string();
     let r = http(addr, "POST", "/api/games", Some(&body)).await.unwrap();
     assert_eq!(r.status, 201);
@@ -119,7 +133,7 @@ async fn killed_server_resumes_games_with_fair_clocks() {
         "the old server is gone"
     );
 
-    let (_server2, addr2) = serve(&db);
+    let (_server2, addr2) = serve(db);
     let (mut red2, s) = join(addr2, &id, &red_token).await;
     let (_black2, sb) = join(addr2, &id, &black_token).await;
     let d = &s["d"];

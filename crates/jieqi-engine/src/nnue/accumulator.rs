@@ -143,6 +143,7 @@ impl<'a> Accumulators<'a> {
     #[inline]
     pub fn evaluate(&self, pos: &Position) -> i32 {
         let us = pos.turn();
-        self.net.output(self.current(us), self.current(!us), self.net.bucket_of(pos))
+        self.net
+            .output(self.current(us), self.current(!us), self.net.bucket_of(pos))
     }
 }

@@ -301,7 +301,8 @@ impl Network {
             return 0;
         }
         let board = pos.board();
-        let pieces = board.occupancy(Color::Red).count_ones() + board.occupancy(Color::Black).count_ones();
+        let pieces =
+            board.occupancy(Color::Red).count_ones() + board.occupancy(Color::Black).count_ones();
         bucket(pieces as usize, self.buckets)
     }
 

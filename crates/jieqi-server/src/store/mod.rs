@@ -1,12 +1,20 @@
-//! Persistence behind a trait, so that another database (PostgreSQL) can follow the
-//! embedded SQLite one. Every write resolves only once it is durable.
+//! Persistence behind a trait: the embedded SQLite store (the default) or a PostgreSQL
+//! server ([`Database::open`] picks by the location's form). Every write resolves only
+//! once it is durable.
 
+mod decode;
+mod postgres;
 mod sqlite;
+#[cfg(test)]
+mod tests;
 
+pub use postgres::{PostgresStore, test_database};
 pub use sqlite::{SqliteStore, SyncMode};
 
 use std::future::Future;
+use std::path::Path;
 use std::pin::Pin;
+use std::sync::Arc;
 
 use jieqi_core::{ByColor, Color, Outcome};
 
@@ -15,6 +23,75 @@ use crate::rating::{Category, Rating};
 
 /// A boxed future, so the trait stays object-safe.
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+/// An open database: the store and what it takes to close it.
+pub enum Database {
+    /// The embedded SQLite file.
+    Sqlite(Arc<SqliteStore>),
+    /// A PostgreSQL server.
+    Postgres(Arc<PostgresStore>),
+}
+
+impl Database {
+    /// Whether `location` names a PostgreSQL database (`postgres://…` or
+    /// `postgresql://…`) rather than a SQLite file.
+    pub fn is_postgres(location: &Path) -> bool {
+        location
+            .to_str()
+            .is_some_and(|s| s.starts_with("postgres://") || s.starts_with("postgresql://"))
+    }
+
+    /// Opens the database at `location`: a PostgreSQL URL, or else a SQLite file
+    /// (created if missing) committed with `sync`.
+    pub async fn open(location: &Path, sync: SyncMode) -> Result<Database, StoreError> {
+        match location.to_str() {
+            Some(url) if Database::is_postgres(location) => Ok(Database::Postgres(Arc::new(
+                PostgresStore::open(url).await?,
+            ))),
+            _ => Ok(Database::Sqlite(Arc::new(SqliteStore::open(
+                location, sync,
+            )?))),
+        }
+    }
+
+    /// The store.
+    pub fn store(&self) -> Arc<dyn Store> {
+        match self {
+            Database::Sqlite(s) => s.clone(),
+            Database::Postgres(s) => s.clone(),
+        }
+    }
+
+    /// Finishes pending writes and closes.
+    pub async fn close(&self) {
+        match self {
+            Database::Sqlite(s) => {
+                let s = Arc::clone(s);
+                let _ = tokio::task::spawn_blocking(move || s.close()).await;
+            }
+            Database::Postgres(s) => s.close().await,
+        }
+    }
+}
+
+/// A change on its way to a store's writer, with where to answer.
+type Job = (Write, tokio::sync::oneshot::Sender<Result<(), StoreError>>);
+
+/// Hands `w` to a writer with `send` (`false`: the writer is gone) and resolves with
+/// the writer's answer, once the change is committed.
+fn queue_write(
+    w: Write,
+    send: impl FnOnce(Job) -> bool,
+) -> BoxFuture<'static, Result<(), StoreError>> {
+    let (tx, rx) = tokio::sync::oneshot::channel();
+    let sent = send((w, tx));
+    Box::pin(async move {
+        if !sent {
+            return Err(StoreError::Closed);
+        }
+        rx.await.map_err(|_| StoreError::Closed)?
+    })
+}
 
 /// A storage failure.
 #[derive(Debug, thiserror::Error)]

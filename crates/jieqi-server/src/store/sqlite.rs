@@ -4,16 +4,19 @@
 use std::path::Path;
 use std::sync::{Arc, Mutex, mpsc};
 
-use jieqi_core::{ByColor, Color, Deal, Game, Outcome, Reason, UciMove};
+use jieqi_core::{ByColor, Color, Deal, Game, Outcome, UciMove};
 use rusqlite::{Connection, OptionalExtension, Row, params};
-use tokio::sync::oneshot;
 
-use super::{
-    BoxFuture, FinishRecord, GameEnd, GameFilter, HistoryEntry, ListKind, MoveRecord, NewGame,
-    PlayerResult, RatingChange, RatingRecord, SeatRecord, Store, StoreError, StoredGame, Summary,
-    Tally, UserRecord, Write,
+use super::decode::{
+    FinishColumns, chat_line, finish_columns, finish_from, history_entry, i, rating_changes,
+    rating_records, takeback_from, takeback_text, tallies, u,
 };
-use crate::chat::{ChatLine, ChatRoom};
+use super::{
+    BoxFuture, FinishRecord, GameEnd, GameFilter, HistoryEntry, Job, ListKind, MoveRecord, NewGame,
+    PlayerResult, RatingChange, RatingRecord, SeatRecord, Store, StoreError, StoredGame, Summary,
+    Tally, UserRecord, Write, queue_write,
+};
+use crate::chat::ChatLine;
 use crate::rating::{Category, Rating};
 
 /// How hard SQLite works to make a commit durable.
@@ -37,8 +40,6 @@ impl SyncMode {
         }
     }
 }
-
-type Job = (Write, oneshot::Sender<Result<(), StoreError>>);
 
 /// SQLite storage.
 pub struct SqliteStore {
@@ -169,12 +170,6 @@ const ADDED_COLUMNS: [(&str, &str); 5] = [
     ("takeback", "TEXT"),
 ];
 
-/// A stored takeback request (`red:12`).
-fn takeback_from(text: &str) -> Option<(Color, u32)> {
-    let (c, n) = text.split_once(':')?;
-    Some((Color::parse_name(c)?, n.parse().ok()?))
-}
-
 /// Brings a database written by an earlier version up to [`SCHEMA`] (whose `CREATE
 /// TABLE IF NOT EXISTS` leaves an existing table as it was): adds the columns that came
 /// later, in one transaction.
@@ -303,14 +298,6 @@ fn replayed_outcome(
 
 fn db(e: rusqlite::Error) -> StoreError {
     StoreError::Database(e.to_string())
-}
-
-fn i(v: u64) -> i64 {
-    i64::try_from(v).unwrap_or(i64::MAX)
-}
-
-fn u(v: i64) -> u64 {
-    u64::try_from(v).unwrap_or(0)
 }
 
 impl SqliteStore {
@@ -612,7 +599,7 @@ fn apply(tx: &Connection, w: &Write) -> Result<(), StoreError> {
             )?;
         }
         Write::TakebackOffer { id, offer } => {
-            let text = offer.map(|(c, n)| format!("{}:{n}", c.name()));
+            let text = offer.map(takeback_text);
             run(
                 tx,
                 "UPDATE games SET takeback = ?2 WHERE id = ?1",
@@ -676,21 +663,13 @@ fn apply(tx: &Connection, w: &Write) -> Result<(), StoreError> {
 }
 
 fn write_finish(tx: &Connection, id: &str, f: &FinishRecord) -> Result<(), StoreError> {
+    let (result, winner, reason) = finish_columns(f);
     let n = run(
         tx,
         "UPDATE games SET result = ?2, winner = ?3, reason = ?4, finished_ms = ?5, updated_ms = ?5,
                plies = (SELECT COUNT(*) FROM moves WHERE game = ?1)
              WHERE id = ?1 AND result IS NULL",
-        params![
-            id,
-            f.end.result_str(),
-            f.end.outcome().and_then(|o| o.winner()).map(Color::name),
-            match f.end {
-                GameEnd::Result(o) => o.reason().code(),
-                GameEnd::Aborted => ABORTED.to_string(),
-            },
-            i(f.at_ms)
-        ],
+        params![id, result, winner, reason, i(f.at_ms)],
     )?;
     if n != 1 {
         return Err(StoreError::Database(format!(
@@ -703,9 +682,6 @@ fn write_finish(tx: &Connection, id: &str, f: &FinishRecord) -> Result<(), Store
         GameEnd::Aborted => Ok(()),
     }
 }
-
-/// The `reason` of an aborted game (its `result` is `*`).
-const ABORTED: &str = "aborted";
 
 /// Updates the players' ratings for a rated game that has just ended, in the
 /// transaction that stores the end: an end is stored once (`result IS NULL` above),
@@ -806,51 +782,6 @@ fn rating_at(r: &Row<'_>, at: usize) -> rusqlite::Result<Rating> {
         rating: r.get(at)?,
         deviation: r.get(at + 1)?,
         volatility: r.get(at + 2)?,
-    })
-}
-
-/// The end columns of a game's row as stored: `result`, `winner`, `reason`,
-/// `finished_ms`.
-type FinishColumns = (Option<String>, Option<String>, Option<String>, Option<i64>);
-
-/// Reads a game's end from its row (`None`: not over). A row whose end cannot be read
-/// is reported (logged with the game's id) and is an error: no end is made up for it.
-fn finish_from(id: &str, cols: FinishColumns) -> Result<Option<FinishRecord>, StoreError> {
-    let (result, winner, reason, at) = cols;
-    let Some(result) = result else {
-        return Ok(None);
-    };
-    if result == "*" && reason.as_deref() == Some(ABORTED) && winner.is_none() {
-        return Ok(Some(FinishRecord {
-            end: GameEnd::Aborted,
-            at_ms: u(at.unwrap_or(0)),
-        }));
-    }
-    let read = || -> Result<FinishRecord, String> {
-        let winner = match winner.as_deref() {
-            None => None,
-            Some(w) => Some(Color::parse_name(w).ok_or(format!("unknown winner {w:?}"))?),
-        };
-        let code = reason.ok_or("no reason")?;
-        let reason = Reason::from_code(&code).ok_or(format!("unreadable reason {code:?}"))?;
-        let outcome = match winner {
-            Some(winner) => Outcome::Win { winner, reason },
-            None => Outcome::Draw { reason },
-        };
-        if outcome.result_str() != result {
-            return Err(format!("result {result:?} but winner {winner:?}"));
-        }
-        Ok(FinishRecord {
-            end: GameEnd::Result(outcome),
-            at_ms: u(at.unwrap_or(0)),
-        })
-    };
-    read().map(Some).map_err(|why| {
-        tracing::error!(game = %id, "stored end unreadable: {why}");
-        StoreError::Corrupt {
-            id: id.to_string(),
-            why,
-        }
     })
 }
 
@@ -1012,35 +943,17 @@ fn load_chat(c: &Connection, id: &str) -> Result<Vec<ChatLine>, StoreError> {
         .map_err(db)?
         .collect::<Result<Vec<_>, _>>()
         .map_err(db)?;
-    Ok(rows
-        .into_iter()
-        .filter_map(|(n, room, color, user, text, at_ms)| {
-            Some(ChatLine {
-                n,
-                room: ChatRoom::parse(&room)?,
-                color: color.as_deref().and_then(Color::parse_name),
-                user,
-                text,
-                at_ms,
-            })
-        })
-        .collect())
+    Ok(rows.into_iter().filter_map(chat_line).collect())
 }
 
 impl Store for SqliteStore {
     fn write(&self, w: Write) -> BoxFuture<'_, Result<(), StoreError>> {
-        let (tx, rx) = oneshot::channel();
-        let sent = self
-            .writer
-            .lock()
-            .ok()
-            .and_then(|g| g.as_ref().map(|s| s.send((w, tx)).is_ok()))
-            .unwrap_or(false);
-        Box::pin(async move {
-            if !sent {
-                return Err(StoreError::Closed);
-            }
-            rx.await.map_err(|_| StoreError::Closed)?
+        queue_write(w, |job| {
+            self.writer
+                .lock()
+                .ok()
+                .and_then(|g| g.as_ref().map(|s| s.send(job).is_ok()))
+                .unwrap_or(false)
         })
     }
 
@@ -1177,18 +1090,7 @@ impl Store for SqliteStore {
                 .map_err(db)?
                 .collect::<Result<Vec<_>, _>>()
                 .map_err(db)?;
-            let mut out: Vec<RatingRecord> = rows
-                .into_iter()
-                .filter_map(|(cat, rating, games)| {
-                    Some(RatingRecord {
-                        category: Category::parse(&cat)?,
-                        rating,
-                        games,
-                    })
-                })
-                .collect();
-            out.sort_by_key(|r| r.category);
-            Ok(out)
+            Ok(rating_records(rows))
         })
     }
 
@@ -1217,18 +1119,7 @@ impl Store for SqliteStore {
                 .map_err(db)?
                 .collect::<Result<Vec<_>, _>>()
                 .map_err(db)?;
-            Ok(rows
-                .into_iter()
-                .filter_map(|(game, cat, at_ms, before, after)| {
-                    Some(RatingChange {
-                        game,
-                        category: Category::parse(&cat)?,
-                        at_ms,
-                        before,
-                        after,
-                    })
-                })
-                .collect())
+            Ok(rating_changes(rows))
         })
     }
 
@@ -1253,32 +1144,7 @@ impl Store for SqliteStore {
                 .map_err(db)?
                 .collect::<Result<Vec<_>, _>>()
                 .map_err(db)?;
-            let mut out: Vec<Tally> = Vec::new();
-            for (cat, rated, result, n) in rows {
-                let category = cat.as_deref().and_then(Category::parse);
-                let i = match out
-                    .iter()
-                    .position(|t| t.category == category && t.rated == rated)
-                {
-                    Some(i) => i,
-                    None => {
-                        out.push(Tally {
-                            category,
-                            rated,
-                            ..Tally::default()
-                        });
-                        out.len() - 1
-                    }
-                };
-                match PlayerResult::parse(&result) {
-                    Some(PlayerResult::Win) => out[i].wins += n,
-                    Some(PlayerResult::Draw) => out[i].draws += n,
-                    Some(PlayerResult::Loss) => out[i].losses += n,
-                    None => {}
-                }
-            }
-            out.sort_by_key(|t| (t.category.is_none(), t.category, !t.rated));
-            Ok(out)
+            Ok(tallies(rows))
         })
     }
 
@@ -1349,16 +1215,7 @@ impl Store for SqliteStore {
             let games = rows
                 .into_iter()
                 .filter_map(Result::ok)
-                .map(|(summary, rating)| HistoryEntry {
-                    color: if summary.users.red.as_deref() == Some(user.as_str()) {
-                        Color::Red
-                    } else {
-                        Color::Black
-                    },
-                    rated: summary.rated,
-                    rating,
-                    summary,
-                })
+                .map(|(summary, rating)| history_entry(&user, summary, rating))
                 .collect();
             Ok((games, total))
         })
@@ -1398,210 +1255,8 @@ impl Store for SqliteStore {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use jieqi_core::RuleSet;
-
-    fn new_game(id: &str) -> NewGame {
-        NewGame {
-            id: id.into(),
-            created_ms: 1000,
-            deal: "RNBAABNRCCPPPPP/rnbaabnrccppppp".into(),
-            salt: "00".into(),
-            commitment: "sha256:x".into(),
-            rules: "standard".into(),
-            captured_identity: "capturer".into(),
-            time: "10+5".into(),
-            move_time_s: Some(60),
-            seats: ByColor {
-                red: SeatRecord {
-                    engine_level: None,
-                    token: "a".into(),
-                    joined: false,
-                    user: None,
-                },
-                black: SeatRecord {
-                    engine_level: Some(3),
-                    token: "b".into(),
-                    joined: true,
-                    user: None,
-                },
-            },
-            invite: None,
-            invite_token: None,
-            listed: false,
-            rematch_of: None,
-            rated: false,
-        }
-    }
-
-    async fn user(s: &SqliteStore, name: &str) {
-        s.write(Write::CreateUser(Box::new(super::super::NewUser {
-            name: name.into(),
-            key: name.to_lowercase(),
-            password: "$argon2id$…".into(),
-            created_ms: 1,
-        })))
-        .await
-        .unwrap();
-    }
-
-    /// A rated 3+2 (blitz) game between two accounts.
-    fn rated(id: &str, red: &str, black: &str) -> NewGame {
-        let mut g = new_game(id);
-        g.time = "3+2".into();
-        g.rated = true;
-        g.seats.black.engine_level = None;
-        g.seats.red.user = Some(red.into());
-        g.seats.black.user = Some(black.into());
-        g
-    }
-
-    #[tokio::test]
-    async fn a_rated_end_changes_ratings_once_also_across_a_restart() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("t.db");
-        let s = SqliteStore::open(&path, SyncMode::Normal).unwrap();
-        user(&s, "Alice").await;
-        user(&s, "Bob").await;
-        // Names are unique whatever their case.
-        let clash = s
-            .write(Write::CreateUser(Box::new(super::super::NewUser {
-                name: "ALICE".into(),
-                key: "alice".into(),
-                password: "x".into(),
-                created_ms: 2,
-            })))
-            .await;
-        assert!(matches!(clash, Err(StoreError::Taken)), "{clash:?}");
-        s.write(Write::Create(Box::new(rated("r1", "Alice", "Bob"))))
-            .await
-            .unwrap();
-        let mut casual = rated("c1", "Bob", "Alice");
-        casual.rated = false;
-        s.write(Write::Create(Box::new(casual))).await.unwrap();
-        let win = |winner| FinishRecord {
-            end: GameEnd::Result(Outcome::Win {
-                winner,
-                reason: Reason::Resignation,
-            }),
-            at_ms: 5000,
-        };
-        s.write(Write::Finish {
-            id: "r1".into(),
-            finish: win(Color::Red),
-        })
-        .await
-        .unwrap();
-        s.write(Write::Finish {
-            id: "c1".into(),
-            finish: win(Color::Red),
-        })
-        .await
-        .unwrap();
-        let alice = s.ratings("Alice").await.unwrap();
-        assert_eq!(alice.len(), 1);
-        assert_eq!(alice[0].category, Category::Blitz);
-        assert_eq!(alice[0].games, 1, "the casual game does not count");
-        assert!(alice[0].rating.rating > 1500.0);
-        let bob = s.ratings("Bob").await.unwrap();
-        assert!(bob[0].rating.rating < 1500.0);
-        // A second end of the same game is refused, and changes nothing.
-        assert!(
-            s.write(Write::Finish {
-                id: "r1".into(),
-                finish: win(Color::Black),
-            })
-            .await
-            .is_err()
-        );
-        drop(s);
-        let s = SqliteStore::open(&path, SyncMode::Normal).unwrap();
-        assert_eq!(s.ratings("Alice").await.unwrap(), alice);
-        let h = s.rating_history("Alice").await.unwrap();
-        assert_eq!(h.len(), 1);
-        assert_eq!(h[0].game, "r1");
-        assert_eq!(h[0].before, Rating::default());
-        assert_eq!(h[0].after, alice[0].rating);
-        // Alice: a rated win as Red, a casual loss as Black.
-        let (games, total) = s
-            .history("Alice", GameFilter::default(), 0, 10)
-            .await
-            .unwrap();
-        assert_eq!(total, 2);
-        let r1 = games.iter().find(|g| g.summary.id == "r1").unwrap();
-        assert_eq!((r1.color, r1.rated), (Color::Red, true));
-        assert_eq!(r1.rating.unwrap().1, alice[0].rating);
-        let c1 = games.iter().find(|g| g.summary.id == "c1").unwrap();
-        assert_eq!((c1.color, c1.rated, c1.rating), (Color::Black, false, None));
-        let losses = GameFilter {
-            result: Some(PlayerResult::Loss),
-            ..GameFilter::default()
-        };
-        let (games, total) = s.history("Alice", losses, 0, 10).await.unwrap();
-        assert_eq!((total, games[0].summary.id.as_str()), (1, "c1"));
-        let none = GameFilter {
-            opponent: Some("Carol".into()),
-            ..GameFilter::default()
-        };
-        assert_eq!(s.history("Alice", none, 0, 10).await.unwrap().1, 0);
-        let later = GameFilter {
-            from_ms: Some(6000),
-            ..GameFilter::default()
-        };
-        assert_eq!(s.history("Alice", later, 0, 10).await.unwrap().1, 0);
-        let tallies = s.tallies("Alice").await.unwrap();
-        assert_eq!(tallies.len(), 2, "{tallies:?}");
-        assert_eq!((tallies[0].rated, tallies[0].wins), (true, 1));
-        assert_eq!((tallies[1].rated, tallies[1].losses), (false, 1));
-    }
-
-    fn mv(n: u32) -> MoveRecord {
-        MoveRecord {
-            n,
-            uci: "h2e2".into(),
-            red_ms: 1,
-            black_ms: 2,
-            at_ms: 3,
-        }
-    }
-
-    /// Writes queued together are committed together; a refused one among them fails
-    /// alone (the batch is redone with savepoints) and the others are stored.
-    #[tokio::test]
-    async fn a_refused_write_in_a_group_fails_alone() {
-        let dir = tempfile::tempdir().unwrap();
-        let s = SqliteStore::open(&dir.path().join("t.db"), SyncMode::Normal).unwrap();
-        s.write(Write::Create(Box::new(new_game("g1"))))
-            .await
-            .unwrap();
-        s.write(Write::Create(Box::new(new_game("g2"))))
-            .await
-            .unwrap();
-        let m = |id: &str, n: u32| Write::Move {
-            id: id.into(),
-            mv: mv(n),
-            finish: None,
-        };
-        // Sent before any is awaited, so that the writer finds them queued together.
-        let pending = vec![
-            s.write(m("g1", 1)),
-            s.write(m("g2", 1)),
-            s.write(m("g1", 3)),
-            s.write(Write::Create(Box::new(new_game("g1")))),
-            s.write(m("g1", 2)),
-            s.write(m("nope", 1)),
-            s.write(m("g2", 2)),
-        ];
-        let mut results = Vec::new();
-        for f in pending {
-            results.push(f.await.is_ok());
-        }
-        assert_eq!(results, [true, true, false, false, true, false, true]);
-        for id in ["g1", "g2"] {
-            let g = s.load(id).await.unwrap().unwrap();
-            assert_eq!(g.moves, vec![mv(1), mv(2)], "{id}");
-        }
-        assert!(s.load("nope").await.unwrap().is_none());
-    }
+    use crate::store::tests::{finished, new_game};
+    use jieqi_core::{Reason, RuleSet};
 
     async fn token(s: &SqliteStore, id: &str) -> Option<String> {
         s.load(id).await.unwrap().unwrap().new.invite_token
@@ -1651,140 +1306,6 @@ mod tests {
         drop(s);
         let s = SqliteStore::open(&path, SyncMode::Normal).unwrap();
         assert_eq!((token(&s, "g1").await, token(&s, "g2").await), (t1, t2));
-    }
-
-    #[tokio::test]
-    async fn round_trip_and_ordering_guard() {
-        let dir = tempfile::tempdir().unwrap();
-        let s = SqliteStore::open(&dir.path().join("t.db"), SyncMode::Normal).unwrap();
-        s.write(Write::Create(Box::new(new_game("g1"))))
-            .await
-            .unwrap();
-        assert!(
-            s.write(Write::Create(Box::new(new_game("g1"))))
-                .await
-                .is_err()
-        );
-        s.write(Write::Move {
-            id: "g1".into(),
-            mv: mv(1),
-            finish: None,
-        })
-        .await
-        .unwrap();
-        // A gap or a repeat is refused, and does not disturb the stored game.
-        assert!(
-            s.write(Write::Move {
-                id: "g1".into(),
-                mv: mv(3),
-                finish: None
-            })
-            .await
-            .is_err()
-        );
-        assert!(
-            s.write(Write::Move {
-                id: "g1".into(),
-                mv: mv(1),
-                finish: None
-            })
-            .await
-            .is_err()
-        );
-        s.write(Write::Move {
-            id: "g1".into(),
-            mv: mv(2),
-            finish: None,
-        })
-        .await
-        .unwrap();
-        let g = s.load("g1").await.unwrap().unwrap();
-        assert_eq!(g.new, new_game("g1"));
-        assert_eq!(g.moves, vec![mv(1), mv(2)]);
-        assert_eq!(s.unfinished().await.unwrap(), vec!["g1".to_string()]);
-        // Plies and the last change of a game in play come from its moves.
-        let sum = s.summary("g1").await.unwrap().unwrap();
-        assert_eq!((sum.plies, sum.updated_ms), (2, 1000));
-        s.write(Write::Seats {
-            id: "g1".into(),
-            joined: ByColor {
-                red: true,
-                black: true,
-            },
-            users: ByColor::default(),
-            invite_claimed: false,
-            started_ms: Some(1500),
-        })
-        .await
-        .unwrap();
-        let live = s.list(ListKind::Live, 10).await.unwrap();
-        assert_eq!((live.len(), live[0].plies), (1, 2));
-        let f = FinishRecord {
-            end: GameEnd::Result(Outcome::Win {
-                winner: Color::Black,
-                reason: Reason::Resignation,
-            }),
-            at_ms: 9,
-        };
-        s.write(Write::Finish {
-            id: "g1".into(),
-            finish: f,
-        })
-        .await
-        .unwrap();
-        assert!(
-            s.write(Write::Finish {
-                id: "g1".into(),
-                finish: f
-            })
-            .await
-            .is_err()
-        );
-        assert!(
-            s.write(Write::Move {
-                id: "g1".into(),
-                mv: mv(3),
-                finish: None
-            })
-            .await
-            .is_err()
-        );
-        let g = s.load("g1").await.unwrap().unwrap();
-        assert_eq!(g.finish, Some(f));
-        assert!(s.unfinished().await.unwrap().is_empty());
-        let recent = s.list(ListKind::Recent, 10).await.unwrap();
-        assert_eq!(recent.len(), 1);
-        assert_eq!(recent[0].plies, 2);
-        assert!(s.load("nope").await.unwrap().is_none());
-    }
-
-    /// A store holding game `id` with `moves` (plain coordinate moves) and `end`.
-    async fn finished(s: &SqliteStore, id: &str, moves: &[&str], end: Outcome) {
-        s.write(Write::Create(Box::new(new_game(id))))
-            .await
-            .unwrap();
-        for (n, m) in (1..).zip(moves) {
-            s.write(Write::Move {
-                id: id.into(),
-                mv: MoveRecord {
-                    uci: m.to_string(),
-                    ..mv(n)
-                },
-                finish: None,
-            })
-            .await
-            .unwrap();
-        }
-        let finish = FinishRecord {
-            end: GameEnd::Result(end),
-            at_ms: 9,
-        };
-        s.write(Write::Finish {
-            id: id.into(),
-            finish,
-        })
-        .await
-        .unwrap();
     }
 
     /// Sets a game's stored reason text as an earlier version (or damage) left it.
@@ -1943,103 +1464,5 @@ mod tests {
             );
         }
         assert!(s.list(ListKind::Recent, 10).await.unwrap().is_empty());
-    }
-
-    #[tokio::test]
-    async fn an_aborted_rated_game_changes_no_rating_and_counts_in_no_result() {
-        let dir = tempfile::tempdir().unwrap();
-        let s = SqliteStore::open(&dir.path().join("t.db"), SyncMode::Normal).unwrap();
-        user(&s, "Alice").await;
-        user(&s, "Bob").await;
-        s.write(Write::Create(Box::new(rated("a1", "Alice", "Bob"))))
-            .await
-            .unwrap();
-        let aborted = FinishRecord {
-            end: GameEnd::Aborted,
-            at_ms: 7000,
-        };
-        s.write(Write::Finish {
-            id: "a1".into(),
-            finish: aborted,
-        })
-        .await
-        .unwrap();
-        assert!(s.ratings("Alice").await.unwrap().is_empty());
-        assert!(s.rating_history("Bob").await.unwrap().is_empty());
-        assert!(s.tallies("Alice").await.unwrap().is_empty());
-        assert_eq!(s.load("a1").await.unwrap().unwrap().finish, Some(aborted));
-        let recent = s.list(ListKind::Recent, 10).await.unwrap();
-        assert_eq!(recent[0].finish, Some(aborted), "listed as aborted");
-        let (games, total) = s
-            .history("Alice", GameFilter::default(), 0, 20)
-            .await
-            .unwrap();
-        assert_eq!((games.len(), total), (1, 1), "in the history, as aborted");
-        let wins = GameFilter {
-            result: Some(PlayerResult::Win),
-            ..GameFilter::default()
-        };
-        assert_eq!(s.history("Alice", wins, 0, 20).await.unwrap().1, 0);
-        assert!(s.unfinished().await.unwrap().is_empty());
-    }
-
-    #[tokio::test]
-    async fn chat_lines_and_mutes_are_stored_with_the_game() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("t.db");
-        let s = SqliteStore::open(&path, SyncMode::Normal).unwrap();
-        s.write(Write::Create(Box::new(new_game("g1"))))
-            .await
-            .unwrap();
-        let line = |n, room, color, text: &str| ChatLine {
-            n,
-            room,
-            color,
-            user: None,
-            text: text.into(),
-            at_ms: 100 + u64::from(n),
-        };
-        let lines = vec![
-            line(1, ChatRoom::Players, Some(Color::Red), "<b>hi</b>"),
-            line(2, ChatRoom::Spectators, None, "nice"),
-        ];
-        for l in &lines {
-            s.write(Write::Chat {
-                id: "g1".into(),
-                line: l.clone(),
-            })
-            .await
-            .unwrap();
-        }
-        for muted in [true, true, false, true] {
-            s.write(Write::ChatMute {
-                id: "g1".into(),
-                color: Color::Black,
-                muted,
-            })
-            .await
-            .unwrap();
-        }
-        // A line numbered twice is refused.
-        assert!(
-            s.write(Write::Chat {
-                id: "g1".into(),
-                line: lines[0].clone(),
-            })
-            .await
-            .is_err()
-        );
-        s.close();
-        drop(s);
-        let s = SqliteStore::open(&path, SyncMode::Normal).unwrap();
-        let g = s.load("g1").await.unwrap().unwrap();
-        assert_eq!(g.chat, lines);
-        assert_eq!(
-            g.mutes,
-            ByColor {
-                red: false,
-                black: true
-            }
-        );
     }
 }

@@ -16,11 +16,13 @@ pub struct ServeArgs {
     /// Address to listen on (port 0 picks a free port).
     #[arg(long, env = "JIEQI_ADDR", default_value = "127.0.0.1:8080")]
     pub addr: SocketAddr,
-    /// SQLite database file (created if missing).
+    /// Database: a SQLite file (created if missing), or a PostgreSQL URL
+    /// (`postgres://user:password@host:5432/jieqi`), whose schema is created or
+    /// migrated at start.
     #[arg(long, env = "JIEQI_DB", default_value = "jieqi.db")]
     pub db: PathBuf,
-    /// Commit durability: `full` (fsync every commit) or `normal` (survives a killed
-    /// process, not a power loss).
+    /// SQLite commit durability: `full` (fsync every commit) or `normal` (survives a
+    /// killed process, not a power loss). PostgreSQL follows its server's settings.
     #[arg(long, env = "JIEQI_SYNC", default_value = "full", value_parser = parse_sync)]
     pub sync: SyncMode,
     /// Engine threads: how many engine games think at once.
