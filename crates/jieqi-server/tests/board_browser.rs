@@ -17,9 +17,6 @@
 //! - `premove_played_or_cancelled`: a premove shown, cancelled by a right click or a
 //!   click elsewhere, cancelled (and said so) when illegal at our turn, played when legal.
 
-use std::net::SocketAddr;
-
-use jieqi_server::Server;
 use jieqi_server::client::WsClient;
 use serde_json::{Value, json};
 
@@ -27,40 +24,24 @@ mod common;
 mod webdriver;
 use webdriver::*;
 
-/// A server, a chromedriver and one browser with a profile of its own.
-struct Stage {
+/// The stage and one browser with a profile of its own.
+struct Fixture {
+    stage: Stage,
     b: Browser,
-    base: String,
-    addr: SocketAddr,
-    server: Option<Server>,
-    _driver: Driver,
-    rt: tokio::runtime::Runtime,
-    _dir: tempfile::TempDir,
 }
 
-impl Stage {
-    fn start() -> Stage {
-        let chromium = tool("CHROMIUM", "/usr/bin/chromium", "chromium");
-        let chromedriver = tool("CHROMEDRIVER", "/usr/bin/chromedriver", "chromium-driver");
-        let dir = tempfile::tempdir().expect("temp dir");
-        let rt = runtime();
-        let server = start_server(
-            &rt,
-            SocketAddr::from(([127, 0, 0, 1], 0)),
-            &dir.path().join("board.db"),
-            jieqi_server::EngineKind::Search,
-        );
-        let driver = start_driver(&chromedriver);
-        let b = new_session(&driver, &chromium, &dir.path().join("profile"));
-        Stage {
-            b,
-            base: format!("http://{}", server.addr),
-            addr: server.addr,
-            server: Some(server),
-            _driver: driver,
-            rt,
-            _dir: dir,
-        }
+impl std::ops::Deref for Fixture {
+    type Target = Stage;
+    fn deref(&self) -> &Stage {
+        &self.stage
+    }
+}
+
+impl Fixture {
+    fn start() -> Fixture {
+        let stage = Stage::start(jieqi_server::EngineKind::Search);
+        let b = stage.browser("profile");
+        Fixture { stage, b }
     }
 
     /// A friend game with these settings, Red the creator: (id, Red's token, Black's
@@ -100,13 +81,10 @@ impl Stage {
         (id, black)
     }
 
-    fn finish(mut self) {
+    fn finish(self) {
         let errors = self.b.console_errors();
         assert!(errors.is_empty(), "the page logged errors: {errors:#?}");
-        self.b.quit();
-        if let Some(s) = self.server.take() {
-            self.rt.block_on(s.shutdown());
-        }
+        self.stage.finish([self.b]);
     }
 }
 
@@ -148,7 +126,7 @@ fn top_panel(b: &Browser) -> String {
 
 #[test]
 fn flip_board_is_remembered() {
-    let f = Stage::start();
+    let f = Fixture::start();
     let b = &f.b;
     let (id, _black) = f.play_red();
     assert!(in_lower_half(b, "e0"), "Red's king at the bottom for Red");
@@ -226,7 +204,7 @@ fn choose(b: &Browser, css: &str, value: &str) {
 
 #[test]
 fn piece_styles_and_themes() {
-    let f = Stage::start();
+    let f = Fixture::start();
     let b = &f.b;
     let (id, mut black) = f.play_red();
     assert_eq!(piece_text(b, "e0"), "帅");
@@ -328,7 +306,7 @@ fn wait_title(b: &Browser, title: &str) {
 
 #[test]
 fn sounds_and_turn_title() {
-    let f = Stage::start();
+    let f = Fixture::start();
     let b = &f.b;
     let (_id, mut black) = f.play_red();
     wait_title(b, "● Your turn · Jieqi");
@@ -376,7 +354,7 @@ fn sounds_and_turn_title() {
 
 #[test]
 fn low_time_sound_once_a_turn() {
-    let f = Stage::start();
+    let f = Fixture::start();
     let b = &f.b;
     // A 12 s step time: under 10 s two seconds into Red's second turn.
     let (_id, mut black) = f.play_red_with(json!({ "time": "10+0", "move_time": 12 }));
@@ -435,7 +413,7 @@ fn wait_input_error(b: &Browser, code: &str) {
 
 #[test]
 fn keyboard_move_input() {
-    let f = Stage::start();
+    let f = Fixture::start();
     let b = &f.b;
     let (_id, mut black) = f.play_red();
     b.wait_for("#move-input-form:not(.hidden)");
@@ -512,7 +490,7 @@ fn premove(b: &Browser, from: &str, to: &str) {
 
 #[test]
 fn premove_played_or_cancelled() {
-    let f = Stage::start();
+    let f = Fixture::start();
     let b = &f.b;
     let (_id, mut black) = f.play_red();
     click_a_move(b, Some(("a3", "a4")));

@@ -14,44 +14,30 @@
 //!   (844×390) both clocks are inside the viewport without scrolling, and the players'
 //!   names stay on one line.
 
-use std::net::SocketAddr;
-
-use jieqi_server::Server;
 use serde_json::{Value, json};
 
 mod common;
 mod webdriver;
 use webdriver::*;
 
-/// A server, a chromedriver and one browser with a fresh profile.
-struct Stage {
+/// The stage and one browser with a fresh profile.
+struct Fixture {
+    stage: Stage,
     b: Browser,
-    base: String,
-    addr: SocketAddr,
-    server: Option<Server>,
-    _driver: Driver,
-    rt: tokio::runtime::Runtime,
-    _dir: tempfile::TempDir,
 }
 
-impl Stage {
-    fn start() -> Stage {
-        let chromium = tool("CHROMIUM", "/usr/bin/chromium", "chromium");
-        let chromedriver = tool("CHROMEDRIVER", "/usr/bin/chromedriver", "chromium-driver");
-        let dir = tempfile::tempdir().expect("temp dir");
-        let rt = runtime();
-        let server = start_local_server(&rt, &dir.path().join("learn.db"));
-        let driver = start_driver(&chromedriver);
-        let b = new_session(&driver, &chromium, &dir.path().join("profile"));
-        Stage {
-            b,
-            base: format!("http://{}", server.addr),
-            addr: server.addr,
-            server: Some(server),
-            _driver: driver,
-            rt,
-            _dir: dir,
-        }
+impl std::ops::Deref for Fixture {
+    type Target = Stage;
+    fn deref(&self) -> &Stage {
+        &self.stage
+    }
+}
+
+impl Fixture {
+    fn start() -> Fixture {
+        let stage = Stage::start(jieqi_server::EngineKind::Search);
+        let b = stage.browser("profile");
+        Fixture { stage, b }
     }
 
     /// A friend game with Red the browser's (its seat token in `Created`) and Black
@@ -76,11 +62,7 @@ impl Stage {
 
     fn finish(self) {
         self.assert_no_console_errors();
-        let Stage { b, server, rt, .. } = self;
-        b.quit();
-        if let Some(s) = server {
-            rt.block_on(s.shutdown());
-        }
+        self.stage.finish([self.b]);
     }
 }
 
@@ -104,7 +86,7 @@ fn fetched(b: &Browser) -> Vec<(String, u64)> {
 
 #[test]
 fn lobby_loads_only_its_scripts() {
-    let s = Stage::start();
+    let s = Fixture::start();
     let b = &s.b;
     b.goto(&format!("{}/", s.base));
     b.wait_for("#play-engine");
@@ -156,7 +138,7 @@ fn wait_piece(b: &Browser, board: &str, square: &str, letter: &str) {
 
 #[test]
 fn learn_page_in_both_languages() {
-    let s = Stage::start();
+    let s = Fixture::start();
     let b = &s.b;
     b.goto(&format!("{}/", s.base));
     b.wait_for("#play-engine");
@@ -249,7 +231,7 @@ fn click_move(b: &Browser, from: &str, to: &str) {
 
 #[test]
 fn takeback_accepted() {
-    let s = Stage::start();
+    let s = Fixture::start();
     let b = &s.b;
     let (g, mut black) = s.friend_game();
     b.goto(&format!("{}/game/{}?seat={}", s.base, g.id, g.token));
@@ -309,7 +291,7 @@ fn takeback_accepted() {
 
 #[test]
 fn clocks_in_view_on_phone_and_laptop() {
-    let s = Stage::start();
+    let s = Fixture::start();
     let b = &s.b;
     let (g, _black) = s.friend_game();
     for (width, height) in [(390, 844), (1366, 657), (844, 390)] {

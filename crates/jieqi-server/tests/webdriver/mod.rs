@@ -368,17 +368,6 @@ pub fn new_session(driver: &Driver, chromium: &Path, profile: &Path) -> Browser 
     }
 }
 
-/// A server with the default settings on an ephemeral loopback port and the database
-/// `db`.
-pub fn start_local_server(rt: &tokio::runtime::Runtime, db: &Path) -> jieqi_server::Server {
-    rt.block_on(jieqi_server::Server::start(jieqi_server::Config {
-        addr: std::net::SocketAddr::from(([127, 0, 0, 1], 0)),
-        db: db.to_path_buf(),
-        ..jieqi_server::Config::default()
-    }))
-    .expect("start the server")
-}
-
 pub fn runtime() -> tokio::runtime::Runtime {
     tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
