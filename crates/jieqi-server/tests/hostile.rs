@@ -22,9 +22,10 @@ fn essence(s: &Value) -> Value {
     })
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn hostile_messages_get_errors_and_change_nothing() {
-    let (server, _dir) = start_with(60_000, 20.0).await;
+crate::on_both_stores!(hostile_messages_get_errors_and_change_nothing);
+
+async fn hostile_messages_get_errors_and_change_nothing(db: Db) {
+    let server = start_on(&db.path(), 60_000, 20.0).await;
     let addr = server.addr;
     let a = create(
         addr,

@@ -16,10 +16,40 @@ use jieqi_server::Server;
 use jieqi_server::client::{WsClient, http};
 use serde_json::{Value, json};
 
+crate::on_both_stores!(
+    duplicate_swiss_from_join_links_to_verified_deals,
+    knockout_match_creates_its_next_game_by_itself,
+    hostile_tournament_requests_change_nothing,
+    an_unstarted_round_is_repaired_with_new_games,
+    a_loss_on_time_flows_into_the_event,
+    a_missed_first_move_loses_a_tournament_game,
+    organiser_and_joint_deals,
+    a_result_missed_by_a_crash_is_entered_at_restart,
+);
+
 async fn start_at(db: &Path) -> Server {
     Server::start(config(db, jieqi_server::EngineKind::Greedy))
         .await
         .unwrap()
+}
+
+/// Runs `sql` with `$1` bound to `arg` on the server's database (a SQLite file or a
+/// PostgreSQL URL) behind the server's back; the rows changed.
+async fn execute(db: &Path, sql: &str, arg: &str) -> u64 {
+    let url = db.to_str().unwrap();
+    if url.starts_with("postgres://") {
+        let (client, conn) = tokio_postgres::connect(url, tokio_postgres::NoTls)
+            .await
+            .unwrap();
+        let conn = tokio::spawn(conn);
+        let n = client.execute(sql, &[&arg]).await.unwrap();
+        drop(client);
+        let _ = conn.await;
+        n
+    } else {
+        let c = rusqlite::Connection::open(db).unwrap();
+        c.execute(sql, [arg]).unwrap() as u64
+    }
 }
 
 async fn call(addr: SocketAddr, method: &str, path: &str, body: Option<Value>) -> (u16, Value) {
@@ -137,10 +167,8 @@ fn pairs_of(v: &Value, round: usize) -> Vec<(u64, u64)> {
         .collect()
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn duplicate_swiss_from_join_links_to_verified_deals() {
-    let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("t.db");
+async fn duplicate_swiss_from_join_links_to_verified_deals(db: Db) {
+    let db = db.path();
     let mut server = start_at(&db).await;
     let mut addr = server.addr;
 
@@ -349,10 +377,9 @@ async fn duplicate_swiss_from_join_links_to_verified_deals() {
     server.shutdown().await;
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn knockout_match_creates_its_next_game_by_itself() {
-    let dir = tempfile::tempdir().unwrap();
-    let server = start_at(&dir.path().join("k.db")).await;
+async fn knockout_match_creates_its_next_game_by_itself(db: Db) {
+    let db = db.path();
+    let server = start_at(&db).await;
     let addr = server.addr;
     let created = ok(
         addr,
@@ -431,10 +458,9 @@ async fn knockout_match_creates_its_next_game_by_itself() {
     server.shutdown().await;
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn hostile_tournament_requests_change_nothing() {
-    let dir = tempfile::tempdir().unwrap();
-    let server = start_at(&dir.path().join("h.db")).await;
+async fn hostile_tournament_requests_change_nothing(db: Db) {
+    let db = db.path();
+    let server = start_at(&db).await;
     let addr = server.addr;
     let mk = |name: &str| json!({"name": name, "format": "swiss", "rounds": 3});
     let a = ok(addr, "POST", "/api/tournaments", mk("A")).await;
@@ -560,10 +586,9 @@ async fn hostile_tournament_requests_change_nothing() {
     server.shutdown().await;
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn an_unstarted_round_is_repaired_with_new_games() {
-    let dir = tempfile::tempdir().unwrap();
-    let server = start_at(&dir.path().join("r.db")).await;
+async fn an_unstarted_round_is_repaired_with_new_games(db: Db) {
+    let db = db.path();
+    let server = start_at(&db).await;
     let addr = server.addr;
     let created = ok(
         addr,
@@ -676,10 +701,9 @@ async fn one_board_event(addr: SocketAddr) -> (String, u64, u64, WsClient, WsCli
     (id, r, b, red, black)
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_loss_on_time_flows_into_the_event() {
-    let dir = tempfile::tempdir().unwrap();
-    let server = start_at(&dir.path().join("time.db")).await;
+async fn a_loss_on_time_flows_into_the_event(db: Db) {
+    let db = db.path();
+    let server = start_at(&db).await;
     let addr = server.addr;
     let (id, _, b, mut red, mut black) = one_board_event(addr).await;
     // A tournament game cannot be aborted.
@@ -699,15 +723,11 @@ async fn a_loss_on_time_flows_into_the_event() {
     server.shutdown().await;
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_missed_first_move_loses_a_tournament_game() {
-    let dir = tempfile::tempdir().unwrap();
+async fn a_missed_first_move_loses_a_tournament_game(db: Db) {
+    let db = db.path();
     let mut limits = jieqi_server::Limits::default();
     limits.game_start_and_chat.first_move = Duration::from_millis(800);
-    let config = config(
-        &dir.path().join("forfeit.db"),
-        jieqi_server::EngineKind::Greedy,
-    );
+    let config = config(&db, jieqi_server::EngineKind::Greedy);
     let server = Server::start_with(config, limits).await.unwrap();
     let addr = server.addr;
     let (id, _, b, mut red, _black) = one_board_event(addr).await;
@@ -724,10 +744,9 @@ async fn a_missed_first_move_loses_a_tournament_game() {
     server.shutdown().await;
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn organiser_and_joint_deals() {
-    let dir = tempfile::tempdir().unwrap();
-    let server = start_at(&dir.path().join("deals.db")).await;
+async fn organiser_and_joint_deals(db: Db) {
+    let db = db.path();
+    let server = start_at(&db).await;
     let addr = server.addr;
     let new_event = |mode: &'static str| async move {
         let c = ok(
@@ -842,10 +861,8 @@ async fn organiser_and_joint_deals() {
 
 /// A crash between a game's end and the event's update: at the next start the server
 /// enters the stored result, pairs the match's next game and creates it.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_result_missed_by_a_crash_is_entered_at_restart() {
-    let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("crash.db");
+async fn a_result_missed_by_a_crash_is_entered_at_restart(db: Db) {
+    let db = db.path();
     let server = start_at(&db).await;
     let addr = server.addr;
     let created = ok(
@@ -879,16 +896,14 @@ async fn a_result_missed_by_a_crash_is_entered_at_restart() {
         .to_string();
     server.shutdown().await;
     // The game's end reached the database; the event never heard of it.
-    let c = rusqlite::Connection::open(&db).unwrap();
-    let n = c
-        .execute(
-            "UPDATE games SET result = '1-0', winner = 'red', reason = 'resignation',
-               finished_ms = 1, updated_ms = 1 WHERE id = ?1",
-            [&game],
-        )
-        .unwrap();
+    let n = execute(
+        &db,
+        "UPDATE games SET result = '1-0', winner = 'red', reason = 'resignation',
+           finished_ms = 1, updated_ms = 1 WHERE id = $1",
+        &game,
+    )
+    .await;
     assert_eq!(n, 1);
-    drop(c);
     let server = start_at(&db).await;
     let addr = server.addr;
     let v = view(addr, &id, "").await;

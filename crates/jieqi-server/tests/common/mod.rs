@@ -3,7 +3,7 @@
 #![allow(dead_code)]
 
 use std::net::SocketAddr;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use jieqi_server::client::{Account, HttpResponse, WsClient, claim_seat, http};
@@ -21,6 +21,50 @@ pub async fn start_with(abandon_ms: u64, rate: f64) -> (Server, tempfile::TempDi
     let dir = tempfile::tempdir().unwrap();
     let server = start_on(&dir.path().join("test.db"), abandon_ms, rate).await;
     (server, dir)
+}
+
+/// Where a test's server keeps its data: a SQLite file in a temporary directory, or a
+/// fresh schema of the PostgreSQL database `JIEQI_TEST_PG` names.
+pub enum Db {
+    Sqlite(tempfile::TempDir),
+    Postgres(String),
+}
+
+impl Db {
+    /// The server's `--db`: the SQLite file's path, or the PostgreSQL URL.
+    pub fn path(&self) -> PathBuf {
+        match self {
+            Db::Sqlite(dir) => dir.path().join("test.db"),
+            Db::Postgres(url) => PathBuf::from(url),
+        }
+    }
+}
+
+/// Runs each named `async fn(Db)` twice: `sqlite::name` on a SQLite file and
+/// `postgres::name` on PostgreSQL (skipped without `JIEQI_TEST_PG`, except in CI: see
+/// `jieqi_server::store::test_database`).
+#[macro_export]
+macro_rules! on_both_stores {
+    ($($test:ident),* $(,)?) => {
+        mod sqlite {
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn $test() {
+                    super::$test($crate::common::Db::Sqlite(tempfile::tempdir().unwrap())).await;
+                }
+            )*
+        }
+        mod postgres {
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn $test() {
+                    if let Some(url) = jieqi_server::store::test_database(stringify!($test)).await {
+                        super::$test($crate::common::Db::Postgres(url)).await;
+                    }
+                }
+            )*
+        }
+    };
 }
 
 /// A test server's configuration on the database `db`: a free loopback port, `engine`
