@@ -491,6 +491,48 @@ pub fn right_click(b: &Browser, css: &str) {
     let _ = b.cmd("DELETE", "/actions", None);
 }
 
+/// Sends the Chrome DevTools Protocol command `cmd` through chromedriver (for what W3C
+/// actions cannot do, such as touch input that reaches the page as touch).
+pub fn cdp(b: &Browser, cmd: &str, params: Value) -> Value {
+    b.cmd(
+        "POST",
+        "/goog/cdp/execute",
+        Some(json!({ "cmd": cmd, "params": params })),
+    )
+    .unwrap_or_else(|e| b.fail(&format!("CDP {cmd}: {e}")))
+}
+
+/// Puts a finger on the centre of `css` (a touch screen's touchstart, and pointer
+/// events with `pointerType: "touch"`); [`touch_end`] lifts it.
+pub fn touch_start(b: &Browser, css: &str) {
+    cdp(
+        b,
+        "Emulation.setTouchEmulationEnabled",
+        json!({ "enabled": true, "maxTouchPoints": 1 }),
+    );
+    let (x, y) = centre(b, css);
+    cdp(
+        b,
+        "Input.dispatchTouchEvent",
+        json!({ "type": "touchStart", "touchPoints": [{ "x": x, "y": y }] }),
+    );
+}
+
+/// Lifts the finger [`touch_start`] put down.
+pub fn touch_end(b: &Browser) {
+    cdp(
+        b,
+        "Input.dispatchTouchEvent",
+        json!({ "type": "touchEnd", "touchPoints": [] }),
+    );
+}
+
+/// A tap on the centre of `css` with a finger.
+pub fn tap(b: &Browser, css: &str) {
+    touch_start(b, css);
+    touch_end(b);
+}
+
 /// Sets the value of the element `css` (no events fired).
 pub fn set_value(b: &Browser, css: &str, value: &str) {
     b.script(
