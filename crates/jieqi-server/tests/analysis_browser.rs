@@ -54,7 +54,7 @@ fn analyse_a_finished_game_and_branch_with_a_reveal() {
     b.wait_for("#engine-lines .engine-line .line-pv");
     assert!(!b.text("#engine-lines .line-score").is_empty());
     b.wait_for("#analysis-viewer");
-    b.shot("analysis-game");
+    b.page_shots("analysis");
 
     // At the start, move a face-down cannon the game did not move: the board asks
     // which identity it turns out to be, with the odds of Red's pool.
