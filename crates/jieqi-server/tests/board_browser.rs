@@ -17,7 +17,8 @@
 //! - `premove_played_or_cancelled`: a premove shown, cancelled by a right click or a
 //!   click elsewhere, cancelled (and said so) when illegal at our turn, played when legal.
 //! - `long_press_shows_odds`: on a touch screen a finger held on a face-down piece
-//!   shows its odds until lifted, and neither selects nor moves; a tap still selects.
+//!   shows its odds until lifted or moved, and neither selects nor moves; a tap still
+//!   selects.
 
 use jieqi_server::client::WsClient;
 use serde_json::{Value, json};
@@ -600,6 +601,25 @@ fn long_press_shows_odds() {
         WAIT,
     );
     assert_eq!(destinations(b), 0);
+    // Shown again, then the finger moves a little: the odds go, and nothing is dragged.
+    touch_start(b, ".piece[data-sq='b2']");
+    std::thread::sleep(held);
+    b.wait(
+        "the odds again",
+        "return !!document.querySelector('#odds:not(.hidden) .odds-row');",
+        json!([]),
+        WAIT,
+    );
+    touch_move(b, ".piece[data-sq='b2']", 12, 0);
+    b.wait(
+        "the odds hidden once the finger moves",
+        "return document.querySelector('#odds').classList.contains('hidden');",
+        json!([]),
+        WAIT,
+    );
+    touch_end(b);
+    assert_eq!(destinations(b), 0);
+    assert!(b.find("svg.board .piece.dragging").is_none());
 
     // A tap selects as a click does; then a long press on a piece our selection could
     // take shows its odds and takes nothing.

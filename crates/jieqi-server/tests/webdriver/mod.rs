@@ -549,6 +549,17 @@ pub fn touch_start(b: &Browser, css: &str) {
     );
 }
 
+/// Moves the finger [`touch_start`] put down to `dx`, `dy` pixels from the centre of
+/// `css`.
+pub fn touch_move(b: &Browser, css: &str, dx: i64, dy: i64) {
+    let (x, y) = centre(b, css);
+    cdp(
+        b,
+        "Input.dispatchTouchEvent",
+        json!({ "type": "touchMove", "touchPoints": [{ "x": x + dx, "y": y + dy }] }),
+    );
+}
+
 /// Lifts the finger [`touch_start`] put down.
 pub fn touch_end(b: &Browser) {
     cdp(
