@@ -1,8 +1,8 @@
 // Analysis board (docs/web.md, "Analysis board"): moves for both sides from any
 // position as the viewer knows it, a variation tree, a reveal choice with the pool's
 // odds for a face-down mover, engine lines streamed over /ws/analysis
-// (docs/protocol.md §9) with an eval bar, and for a finished game the whole-game
-// analysis with its evaluation graph.
+// (docs/protocol.md §9) with an eval bar, for a finished game the whole-game
+// analysis with its evaluation graph, and a live game followed move by move.
 
 import { t, addStrings, onLangChange } from './i18n.js';
 import { h, api } from './util.js';
@@ -24,6 +24,8 @@ addStrings({
     viewerRed: '红方视角', viewerBlack: '黑方视角', viewerSpectator: '观众视角（公开信息）',
     viewerRecord: '公开棋谱', engineWaiting: '引擎忙，稍后重试…', gameOverPos: '无合法着法',
     toAnalysis: '分析', stopEngine: '停止', runEngine: '分析',
+    followingLive: '● 跟随对局中', followPaused: '已暂停跟随', backToLive: '回到对局最新局面',
+    liveGameOver: '对局已结束', liveConnecting: '正在连接对局…',
   },
   en: {
     analysisBoard: 'Analysis board', analyseGame: 'Analyse this game', analysing: 'Analysing', engineLines: 'Engine lines',
@@ -33,6 +35,8 @@ addStrings({
     viewerRed: "Red's view", viewerBlack: "Black's view", viewerSpectator: 'public view (spectator)',
     viewerRecord: 'public record', engineWaiting: 'engine busy, retrying…', gameOverPos: 'no legal move',
     toAnalysis: 'Analyse', stopEngine: 'Stop', runEngine: 'Analyse',
+    followingLive: '● Following the game', followPaused: 'Following paused', backToLive: 'Back to the game',
+    liveGameOver: 'The game is over', liveConnecting: 'connecting to the game…',
   },
 });
 
@@ -93,6 +97,78 @@ function scoreText(score, turn) {
   return (cp > 0 ? '+' : '') + (cp / 100).toFixed(2);
 }
 
+// The game socket's messages that change the game's version (docs/protocol.md §3.5).
+const STATE_CHANGES = new Set(['move', 'end', 'draw', 'rematch', 'takeback']);
+
+/** Follows a live game over the game socket `/ws` (docs/protocol.md §3): joined with
+ * the seat's token as that player, without as a spectator, so that each move arrives
+ * as this viewer may see it and never more (the server writes every message for its
+ * receiver). `on.state(d)` for every `state` (the join's answer, a resync, plies taken
+ * back, the full moves after the end), `on.move(ply)`, `on.end(end)`, `on.error(d)`
+ * when the game cannot be followed. Reconnects while `alive()`. */
+function followGame(gameId, seat, on, alive) {
+  let ws = null;
+  let v = 0;
+  let stopped = false;
+  let ping = null;
+  let backoff = 500;
+  const send = (t, d) => {
+    if (ws && ws.readyState === WebSocket.OPEN) ws.send(JSON.stringify(d === undefined ? { t } : { t, d }));
+  };
+  const stop = () => {
+    stopped = true;
+    clearInterval(ping);
+    if (ws) ws.close();
+  };
+  const connect = () => {
+    const proto = location.protocol === 'https:' ? 'wss' : 'ws';
+    ws = new WebSocket(`${proto}://${location.host}/ws`);
+    ws.onopen = () => {
+      backoff = 500;
+      send('join', { game: gameId, token: seat || null });
+      clearInterval(ping);
+      ping = setInterval(() => send('ping', { ts: Date.now() }), 25000);
+    };
+    ws.onmessage = (e) => {
+      let m;
+      try {
+        m = JSON.parse(e.data);
+      } catch (_) {
+        return;
+      }
+      const d = m.d || {};
+      if (m.t === 'state') {
+        v = m.v;
+        on.state(d);
+      } else if (m.t === 'error') {
+        if (d.code === 'no_game' || d.code === 'bad_token' || d.code === 'private') {
+          stop();
+          on.error(d);
+        }
+      } else if (STATE_CHANGES.has(m.t) && m.v > v) {
+        if (m.v > v + 1) {
+          send('sync'); // something was missed: the state tells all
+          return;
+        }
+        v = m.v;
+        if (m.t === 'move') on.move(d.ply);
+        else if (m.t === 'end') {
+          on.end(d);
+          send('sync'); // the moves as they may be told now the game is over
+        }
+      }
+    };
+    ws.onclose = () => {
+      clearInterval(ping);
+      if (stopped || !alive()) return;
+      setTimeout(connect, backoff);
+      backoff = Math.min(backoff * 2, 5000);
+    };
+  };
+  connect();
+  return { stop };
+}
+
 /** Show the analysis board in `main`: of game `gameId` (at `ply`, as `seat` may know
  * it), or of `fen`, or of the start position. */
 export async function showAnalysis(main, { gameId = null, ply = null, seat = null, fen = null, full = false } = {}) {
@@ -121,13 +197,35 @@ export async function showAnalysis(main, { gameId = null, ply = null, seat = nul
           if (ply !== null && p.n === ply) current = node;
         }
         if (ply === null) current = node;
-      } else {
-        rootFen = start.fen;
       }
     } catch (e) {
       main.replaceChildren(h('div', { class: 'card error-page' }, h('p', { class: 'error', id: 'analysis-error' }, e.message), h('a', { href: '/' }, t('backToLobby'))));
       return;
     }
+  }
+
+  // A live game: its moves as this viewer may see them, from the game socket, and
+  // every move after them as it is played.
+  const liveOn = {};
+  let feed = null;
+  let pageBox = null; // the board's box once drawn: the page is gone when it is
+  let firstState = null;
+  let liveStatus = null; // null (no live game), 'live', 'over'
+  if (gameId && !finished) {
+    main.replaceChildren(h('p', { class: 'loading' }, t('liveConnecting')));
+    try {
+      firstState = await new Promise((resolve, reject) => {
+        Object.assign(liveOn, { state: resolve, move: () => {}, end: () => {}, error: (d) => reject(new Error(d.message || d.code)) });
+        feed = followGame(gameId, seat, {
+          state: (d) => liveOn.state(d), move: (p) => liveOn.move(p), end: (d) => liveOn.end(d), error: (d) => liveOn.error(d),
+        }, () => !pageBox || document.body.contains(pageBox));
+      });
+    } catch (e) {
+      main.replaceChildren(h('div', { class: 'card error-page' }, h('p', { class: 'error', id: 'analysis-error' }, e.message), h('a', { href: '/' }, t('backToLobby'))));
+      return;
+    }
+    rootFen = firstState.start_fen;
+    liveStatus = 'live';
   }
 
   try {
@@ -143,6 +241,7 @@ export async function showAnalysis(main, { gameId = null, ply = null, seat = nul
   const below = h('div', { class: 'analysis-below' });
   main.replaceChildren(h('div', { class: 'game-page analysis-page' },
     h('div', { class: 'board-wrap analysis-wrap' }, bar, boardBox, below, h('div', { class: 'analysis-below' }, boardTools())), side));
+  pageBox = boardBox;
   const view = new BoardView(boardBox, { onMove: (uci) => onBoardMove(uci) });
   let flipped = viewer === 'black';
   let posInfo = null; // the server's `position` for the current node
@@ -158,6 +257,99 @@ export async function showAnalysis(main, { gameId = null, ply = null, seat = nul
     let board = parseBoard(rootFen);
     for (const n of node.path()) board = applyPly(board, n.ply);
     return board;
+  }
+
+  // --- following a live game ------------------------------------------------------
+  // The game's moves are the main line: `gameNodes[i]` is the node of ply i + 1. While
+  // `following`, the board moves on with each new ply and the engine starts again
+  // there; once the user steps elsewhere new plies only extend the line.
+  const gameNodes = [];
+  let following = false;
+
+  function liveNode() {
+    return gameNodes.length ? gameNodes[gameNodes.length - 1] : root;
+  }
+
+  function samePly(a, b) {
+    return a.from === b.from && a.to === b.to && (a.reveal || '').toUpperCase() === (b.reveal || '').toUpperCase();
+  }
+
+  // Ply `p` of the game (its `uci` as this viewer may see it) at index `i`: the node
+  // already there, one the user had made the same move on, or a new one; either way the
+  // main line from its parent.
+  function gameMove(i, p) {
+    const ply = { uci: p.uci, from: p.from, to: p.to, reveal: p.reveal || null };
+    const parent = i === 0 ? root : gameNodes[i - 1];
+    let node = parent.children.find((c) => samePly(c.ply, ply));
+    if (node) {
+      node.ply = ply; // the game's letters: a captured identity this viewer may know
+      parent.children.splice(parent.children.indexOf(node), 1);
+    } else {
+      node = new Node(parent, ply);
+    }
+    parent.children.unshift(node);
+    gameNodes.length = i;
+    gameNodes.push(node);
+    return node;
+  }
+
+  // A `state`: the game's whole line again (after a reconnection, plies taken back, or
+  // the end, when captures may be told in full).
+  function onLiveState(d) {
+    const wasLive = following;
+    d.moves.forEach((p, i) => {
+      const known = gameNodes[i];
+      if (known && samePly(known.ply, p) && known.ply.uci === p.uci) return;
+      gameMove(i, p);
+    });
+    if (gameNodes.length > d.moves.length) gameNodes.length = d.moves.length;
+    viewer = d.you;
+    if (d.status === 'finished') {
+      endLive();
+      if (d.end && d.end.deal) {
+        // The deal is public now, and so is every capture: this is a finished game's
+        // record, analysable whole; nothing more will come.
+        finished = true;
+        viewer = 'record';
+        feed.stop();
+      }
+    }
+    if (wasLive && current !== liveNode()) go(liveNode());
+    else renderSide();
+  }
+
+  function onLiveMove(p) {
+    if (p.n - 1 > gameNodes.length) return; // cannot be: versions keep the order
+    const node = gameMove(p.n - 1, p);
+    if (following) go(node);
+    else renderSide();
+  }
+
+  function endLive() {
+    if (liveStatus !== 'live') return;
+    liveStatus = 'over';
+    following = false;
+    renderSide();
+  }
+
+  function followCard() {
+    if (!liveStatus) return null;
+    if (liveStatus === 'over') {
+      return h('div', { class: 'card follow-card' }, h('span', { id: 'follow-state', class: 'muted', dataset: { state: 'over' } }, t('liveGameOver')));
+    }
+    return h('div', { class: 'card follow-card' },
+      h('button', {
+        type: 'button', id: 'follow-live', class: following ? 'following' : '', dataset: { state: following ? 'following' : 'paused' },
+        onclick: () => {
+          if (following) {
+            following = false;
+            renderSide();
+          } else {
+            go(liveNode());
+          }
+        },
+      }, following ? t('followingLive') : t('backToLive')),
+      following ? null : h('span', { class: 'muted' }, ` ${t('followPaused')}`));
   }
 
   // --- the socket ---------------------------------------------------------------
@@ -211,6 +403,8 @@ export async function showAnalysis(main, { gameId = null, ply = null, seat = nul
   // --- moving -------------------------------------------------------------------
   function go(node) {
     current = node;
+    lines.clear(); // the lines of another position
+    following = liveStatus === 'live' && node === liveNode();
     posInfo = null;
     closeChooser();
     drawBoard();
@@ -266,6 +460,9 @@ export async function showAnalysis(main, { gameId = null, ply = null, seat = nul
       legal: posInfo ? posInfo.legal : [],
     });
     boardBox.dataset.node = String(current.id);
+    boardBox.dataset.fen = posInfo ? posInfo.fen : '';
+    const input = side.querySelector('#fen-input');
+    if (input && posInfo && document.activeElement !== input) input.value = posInfo.fen;
     drawBar();
   }
 
@@ -295,6 +492,7 @@ export async function showAnalysis(main, { gameId = null, ply = null, seat = nul
   const linesBox = h('div', { class: 'card engine-lines', id: 'engine-lines' });
   function renderLines() {
     drawBar();
+    linesBox.dataset.node = String(current.id); // the node these lines are for
     const turn = posInfo ? posInfo.turn : 'red';
     const sorted = [...lines.keys()].sort((a, b) => a - b).map((k) => lines.get(k));
     const best = sorted[0];
@@ -380,8 +578,10 @@ export async function showAnalysis(main, { gameId = null, ply = null, seat = nul
   function treeTools() {
     if (current === root) return null;
     const parent = current.parent;
+    // A followed game's own moves stay its main line: new moves go on from them.
+    if (gameNodes.includes(current)) return null;
     return h('div', { class: 'tree-tools' },
-      parent.children[0] !== current ? h('button', { type: 'button', class: 'link', onclick: () => {
+      parent.children[0] !== current && !gameNodes.includes(parent.children[0]) ? h('button', { type: 'button', class: 'link', onclick: () => {
         parent.children.splice(parent.children.indexOf(current), 1);
         parent.children.unshift(current);
         renderSide();
@@ -410,6 +610,7 @@ export async function showAnalysis(main, { gameId = null, ply = null, seat = nul
           h('button', { type: 'button', id: 'var-prev', onclick: () => { if (current.parent) go(current.parent); } }, '◀'),
           h('button', { type: 'button', id: 'var-next', onclick: () => { if (current.children[0]) go(current.children[0]); } }, '▶'),
           h('button', { type: 'button', id: 'flip', title: '⇅', onclick: () => { flipped = !flipped; drawBoard(); } }, '⇅'))),
+      followCard(),
       linesBox,
       h('div', { class: 'card moves-card' },
         h('div', { class: 'card-head' }, h('b', {}, t('moves')), notationSwitch(() => { renderSide(); renderLines(); })),
@@ -530,9 +731,17 @@ export async function showAnalysis(main, { gameId = null, ply = null, seat = nul
   });
   onLangChange(() => { renderSide(); });
 
+  if (firstState) {
+    firstState.moves.forEach((p, i) => gameMove(i, p));
+    viewer = firstState.you;
+    current = ply !== null && ply < gameNodes.length ? (ply > 0 ? gameNodes[ply - 1] : root) : liveNode();
+    following = current === liveNode();
+    Object.assign(liveOn, { state: onLiveState, move: onLiveMove, end: endLive, error: () => {} });
+  }
   drawBoard();
   renderSide();
   connect();
+  if (firstState && firstState.status === 'finished') onLiveState(firstState);
   if (gameId && finished) {
     // A stored analysis is shown at once; `full` starts one.
     api('GET', `/api/games/${gameId}/analysis`).then((ga) => {

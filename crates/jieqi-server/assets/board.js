@@ -10,6 +10,9 @@ const M = 66; // margin around the grid (room for the file numbers)
 const W = 8 * S + 2 * M;
 const H = 9 * S + 2 * M;
 const R = 27; // piece radius
+// How long a finger rests on a face-down piece before its odds show (touch screens
+// have no hover); a shorter touch is a tap, a drag a drag.
+const LONG_PRESS_MS = 500;
 
 const RED_NUM = ['一', '二', '三', '四', '五', '六', '七', '八', '九'];
 
@@ -80,9 +83,13 @@ export class BoardView {
     this.svg.addEventListener('pointerdown', (e) => this.pointerDown(e));
     this.svg.addEventListener('pointermove', (e) => this.pointerMove(e));
     this.svg.addEventListener('pointerup', (e) => this.pointerUp(e));
-    this.svg.addEventListener('pointercancel', () => this.cancelDrag());
+    this.svg.addEventListener('pointercancel', (e) => {
+      this.endPress(e);
+      this.cancelDrag();
+    });
     this.svg.addEventListener('contextmenu', (e) => {
-      if (this.hooks.onPremove) e.preventDefault(); // a right click cancels a premove
+      // A right click cancels a premove; a long press shows odds, not a menu.
+      if (this.hooks.onPremove || this.press) e.preventDefault();
     });
     this.svg.addEventListener('pointerleave', (e) => {
       if (this.hooks.onHover) this.hooks.onHover(null, null, e);
@@ -443,7 +450,41 @@ export class BoardView {
     return true;
   }
 
+  // A finger on a face-down piece where odds are shown on hover: nothing happens yet.
+  // Held LONG_PRESS_MS it shows the odds (and neither selects nor moves anything);
+  // lifted sooner it was a tap, moved it is a drag, both played as usual from the touch.
+  startPress(e) {
+    if (e.pointerType !== 'touch' || !this.hooks.onHover || this.press) return false;
+    const [x, y] = this.svgPoint(e);
+    const sq = this.squareAt(x, y);
+    const letter = sq ? this.board.get(sq) : null;
+    if (letter !== 'X' && letter !== 'x') return false;
+    e.preventDefault();
+    const press = { sq, letter, id: e.pointerId, x0: x, y0: y, down: e, shown: false };
+    press.timer = setTimeout(() => {
+      press.shown = true;
+      this.hooks.onHover(sq, letter, press.down);
+    }, LONG_PRESS_MS);
+    this.press = press;
+    return true;
+  }
+
+  // The press ends (lifted, moved after the odds showed, cancelled): hide the odds.
+  endPress(e) {
+    const press = this.press;
+    if (!press || (e && e.pointerId !== press.id)) return null;
+    clearTimeout(press.timer);
+    this.press = null;
+    if (press.shown && this.hooks.onHover) this.hooks.onHover(null, null, e || press.down);
+    return press;
+  }
+
   pointerDown(e) {
+    if (this.startPress(e)) return;
+    this.pointerDownNow(e);
+  }
+
+  pointerDownNow(e) {
     // Any click on the board, or a right click, cancels a premove.
     if (this.premove) {
       this.setPremove(null);
@@ -476,6 +517,21 @@ export class BoardView {
 
   pointerMove(e) {
     const [x, y] = this.svgPoint(e);
+    const press = this.press;
+    if (press && e.pointerId === press.id) {
+      if (press.shown) {
+        // Moving the finger hides the odds; the rest of this touch does nothing.
+        press.spent = true;
+        this.hooks.onHover(null, null, e);
+        press.shown = false;
+      } else if (!press.spent && Math.hypot(x - press.x0, y - press.y0) > 6) {
+        // A drag after all: from where the finger went down.
+        this.endPress(e);
+        this.pointerDownNow(press.down);
+        this.pointerMove(e);
+      }
+      return;
+    }
     if (this.drag && e.pointerId === this.drag.id) {
       if (!this.drag.moved && Math.hypot(x - this.drag.x0, y - this.drag.y0) > 6) {
         this.drag.moved = true;
@@ -491,7 +547,7 @@ export class BoardView {
       }
       return;
     }
-    if (this.hooks.onHover) {
+    if (this.hooks.onHover && e.pointerType !== 'touch') {
       const sq = this.squareAt(x, y);
       const letter = sq ? this.board.get(sq) : null;
       this.hooks.onHover(sq, letter || null, e);
@@ -499,6 +555,14 @@ export class BoardView {
   }
 
   pointerUp(e) {
+    const press = this.press && e.pointerId === this.press.id ? this.press : null;
+    if (press) {
+      const held = press.shown || press.spent;
+      this.endPress(e);
+      if (held) return; // the odds were the point: nothing selected, nothing moved
+      // A tap: select or move as a click would.
+      this.pointerDownNow(press.down);
+    }
     const drag = this.drag;
     if (!drag || e.pointerId !== drag.id) return;
     this.drag = null;

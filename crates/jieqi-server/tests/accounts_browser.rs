@@ -98,6 +98,7 @@ fn two_players_sign_up_play_rated_and_see_their_ratings() {
 
     // Both profiles: the new blitz rating, the graph, the game with its replay link.
     profile_with_game(&a, &base, "Alice", &id);
+    a.page_shots("account");
     let (alice, provisional) = shown_rating(&a, "blitz");
     assert!(alice > 1500 && provisional, "Alice won: {alice}");
     profile_with_game(&b, &base, "Bob", &id);

@@ -264,6 +264,129 @@ async fn live_game_analysis_sees_only_the_viewers_knowledge() {
     server.shutdown().await;
 }
 
+/// A live game followed by the analysis board (docs/web.md, "Analysis board"): the
+/// board takes the game's moves from the game socket, joined as the seat's player or
+/// as a spectator, and sends them to `/ws/analysis` as its main line. Each follower's
+/// moves carry only what it may know — no captured face-down identity the rules keep
+/// from it, in any message of the game — and replayed on the analysis socket they give
+/// exactly the position `/api/analysis/start` gives that viewer, after every move.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_followed_live_game_never_tells_a_follower_more_than_his_view() {
+    let (server, _dir) = server(EngineKind::Greedy).await;
+    let addr = server.addr;
+    let g = create(
+        addr,
+        json!({"opponent": "friend", "color": "red", "time": "none"}),
+    )
+    .await;
+    let (mut red, mut black) = seat_both(addr, &g).await;
+    let black_token = g.invite.clone().expect("the friend's seat");
+    // The followers: a spectator, and each player's analysis tab (a second connection
+    // with the seat's token).
+    let (mut spectator, s0) = join(addr, &g.id, None).await;
+    let (mut red_tab, r0) = join(addr, &g.id, Some(&g.token)).await;
+    let (mut black_tab, b0) = join(addr, &g.id, Some(&black_token)).await;
+    assert_eq!(s0["d"]["you"], "spectator");
+    assert_eq!(
+        (&r0["d"]["you"], &b0["d"]["you"]),
+        (&json!("red"), &json!("black"))
+    );
+    let start_fen = s0["d"]["start_fen"].as_str().unwrap().to_string();
+
+    // Red's face-down cannon takes Black's face-down piece on b9 (Red learns what it
+    // was), then Black's face-down cannon takes Red's on h0 (Black learns).
+    let mut seen: Vec<Vec<Value>> = vec![Vec::new(); 3];
+    // One analysis socket (one analysis per address at a time: a new request ends the
+    // previous one on the same socket).
+    let mut ws = connect(addr).await;
+    let mut request = 0;
+    for (n, uci) in [(1u64, "b2b9"), (2, "h7h0")] {
+        let mover = if n == 1 { &mut red } else { &mut black };
+        mover
+            .send("move", json!({ "uci": uci }), None)
+            .await
+            .unwrap();
+        for (i, follower) in [&mut spectator, &mut red_tab, &mut black_tab]
+            .into_iter()
+            .enumerate()
+        {
+            let ev = move_event(follower, n).await;
+            seen[i].push(ev["d"].clone());
+        }
+        // After every move, each follower's line replayed on the analysis socket is
+        // the viewer's position, as the API tells it to that viewer.
+        for (i, seat) in [None, Some(g.token.as_str()), Some(black_token.as_str())]
+            .into_iter()
+            .enumerate()
+        {
+            let q = seat.map(|s| format!("&seat={s}")).unwrap_or_default();
+            let start = http(
+                addr,
+                "GET",
+                &format!("/api/analysis/start?game={}{q}", g.id),
+                None,
+            )
+            .await
+            .unwrap()
+            .json()
+            .unwrap();
+            assert_eq!(start["ply"], n);
+            let moves: Vec<&str> = seen[i]
+                .iter()
+                .map(|d| d["ply"]["uci"].as_str().unwrap())
+                .collect();
+            request += 1;
+            send(
+                &mut ws,
+                "analyse",
+                json!({"n": request, "fen": start_fen, "moves": moves, "depth": 1}),
+            )
+            .await;
+            let pos = loop {
+                let m = recv_until(&mut ws, "position").await;
+                if m["d"]["n"] == request {
+                    break m;
+                }
+            };
+            assert_eq!(pos["d"]["fen"], start["fen"], "follower {i} after ply {n}");
+            assert_eq!(pos["d"]["fen"], seen[i].last().unwrap()["fen"]);
+        }
+    }
+    let taken = |i: usize, n: usize| seen[i][n]["ply"]["captured"].as_str().unwrap().to_string();
+    // What each capture took, as its capturer learnt it.
+    let (took_black, took_red) = (taken(1, 0), taken(2, 1));
+    assert!(took_black.chars().all(|c| c.is_ascii_lowercase()) && took_black != "x");
+    assert!(took_red.chars().all(|c| c.is_ascii_uppercase()) && took_red != "X");
+    // The spectator learns neither, the victim not what he lost.
+    assert_eq!((taken(0, 0), taken(0, 1)), ("x".into(), "X".into()));
+    assert_eq!(taken(2, 0), "x", "Black is not told what Red took");
+    assert_eq!(taken(1, 1), "X", "Red is not told what Black took");
+    for (i, plies) in seen.iter().enumerate() {
+        for (n, d) in plies.iter().enumerate() {
+            let knows = (i == 1 && n == 0) || (i == 2 && n == 1);
+            let uci = d["ply"]["uci"].as_str().unwrap();
+            // b2b9C / h7h0c: the mover's reveal; a 6th letter only for the capturer.
+            assert_eq!(uci.len(), if knows { 6 } else { 5 }, "follower {i}: {uci}");
+            if !knows {
+                assert!(d["ply"]["zh"].as_str().unwrap().ends_with("吃暗"), "{d}");
+            }
+        }
+        if i == 0 {
+            let known = &plies[1]["pools"]["known_captured"];
+            assert_eq!(known, &json!({"red": {}, "black": {}}), "spectator");
+        }
+    }
+    // And nothing about them in a resync either.
+    let s = sync(&mut spectator).await;
+    assert!(s["d"]["end"].is_null(), "no deal while the game runs");
+    let moves = s["d"]["moves"].as_array().unwrap();
+    assert_eq!(
+        (moves[0]["captured"].as_str(), moves[1]["captured"].as_str()),
+        (Some("x"), Some("X"))
+    );
+    server.shutdown().await;
+}
+
 /// "Analyse this game": refused while the game runs; once it is over it runs on the
 /// server with progress, gives one score per position (each FEN the mover's view) and
 /// the swings, and is stored: asking again answers at once.

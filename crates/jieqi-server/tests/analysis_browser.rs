@@ -1,7 +1,8 @@
 //! The analysis board in a real browser (headless Chromium through chromedriver, like
 //! `tests/browser.rs`): from a finished game's replay, "Analyse this game" draws the
 //! evaluation graph and the engine's lines; a face-down piece's move asks which
-//! identity to reveal, with the pool's odds, and adds a variation to the tree.
+//! identity to reveal, with the pool's odds, and adds a variation to the tree; a
+//! spectator's analysis board follows a live game as the players move.
 //!
 //! Needs `chromium` and `chromium-driver`.
 
@@ -53,7 +54,7 @@ fn analyse_a_finished_game_and_branch_with_a_reveal() {
     b.wait_for("#engine-lines .engine-line .line-pv");
     assert!(!b.text("#engine-lines .line-score").is_empty());
     b.wait_for("#analysis-viewer");
-    b.shot("analysis-game");
+    b.page_shots("analysis");
 
     // At the start, move a face-down cannon the game did not move: the board asks
     // which identity it turns out to be, with the odds of Red's pool.
@@ -91,4 +92,167 @@ fn analyse_a_finished_game_and_branch_with_a_reveal() {
     b.shot("analysis-variation");
     assert_no_console_errors([&b]);
     stage.finish([b]);
+}
+
+/// The lines' box shows lines, for the node the board shows.
+const FRESH_LINES: &str = "const box = document.querySelector('#engine-lines');
+     return !!box && box.querySelector('.engine-line .line-pv') !== null
+       && box.dataset.node === document.querySelector('.board-box').dataset.node;";
+
+/// A spectator opens the analysis board of a live game: it shows the game's moves as
+/// the public knows them and follows the game — each move a player makes extends the
+/// main line, the board goes there and the engine's lines start again for it. Stepped
+/// back, the board stays where the user is while the line grows, until *Back to the
+/// game*. The position the engine is given is the spectator's view, never the
+/// capturer's; the capturer's own analysis tab has his. In Chinese too.
+#[test]
+fn spectator_follows_a_live_game_on_the_analysis_board() {
+    let stage = Stage::start(jieqi_server::EngineKind::Greedy);
+    let (addr, rt) = (stage.addr, &stage.rt);
+    let (g, mut red, mut black) = rt.block_on(async {
+        let g = common::create(
+            addr,
+            json!({"opponent": "friend", "color": "red", "time": "none"}),
+        )
+        .await;
+        let (mut red, black) = common::seat_both(addr, &g).await;
+        // Red's face-down cannon takes Black's face-down piece on b9: only Red learns
+        // what it was.
+        red.send("move", json!({"uci": "b2b9"}), None)
+            .await
+            .unwrap();
+        common::move_event(&mut red, 1).await;
+        (g, red, black)
+    });
+    let public = |rt: &tokio::runtime::Runtime| -> String {
+        rt.block_on(async {
+            api(
+                addr,
+                "GET",
+                &format!("/api/analysis/start?game={}", g.id),
+                None,
+            )
+            .await
+            .unwrap()
+            .json()
+            .unwrap()["fen"]
+                .as_str()
+                .unwrap()
+                .to_string()
+        })
+    };
+    let base = stage.base.clone();
+    let b = stage.browser("spectator");
+    // From the game page as a spectator: its *Analyse* link (a new tab there).
+    b.goto(&format!("{base}/game/{}", g.id));
+    b.wait_for("#to-analysis");
+    let link = b.script(
+        "return document.querySelector('#to-analysis').href;",
+        json!([]),
+    );
+    assert_eq!(link, json!(format!("{base}/analysis/{}", g.id)));
+    b.goto(link.as_str().unwrap());
+    b.wait_for("#var-tree > .var-move.current[data-ply='1']");
+    b.wait_for("#follow-live[data-state='following']");
+    assert_eq!(b.text("#analysis-viewer"), "public view (spectator)");
+    b.wait("lines for ply 1", FRESH_LINES, json!([]), WAIT);
+    // The engine is given the public view: the capture's identity is not in it.
+    let public_position = |b: &Browser, what: &str| {
+        b.wait(
+            what,
+            "return document.querySelector('.board-box').dataset.fen === arguments[0];",
+            json!([public(rt)]),
+            WAIT,
+        )
+    };
+    public_position(&b, "the public position after ply 1");
+
+    // Black answers: the board follows to ply 2 with fresh lines.
+    let node_of = |b: &Browser| {
+        b.script(
+            "return document.querySelector('.board-box').dataset.node;",
+            json!([]),
+        )
+    };
+    let before = node_of(&b);
+    rt.block_on(async {
+        let ev = common::move_event(&mut black, 1).await;
+        let m = ev["d"]["legal"][0].as_str().unwrap().to_string();
+        black.send("move", json!({ "uci": m }), None).await.unwrap();
+        common::move_event(&mut red, 2).await;
+    });
+    b.wait_for("#var-tree > .var-move.current[data-ply='2']");
+    assert_ne!(node_of(&b), before, "the board moved on");
+    b.wait("lines for ply 2", FRESH_LINES, json!([]), WAIT);
+    public_position(&b, "the public position after ply 2");
+    b.shot("analysis-live-following");
+
+    // Stepped back to ply 1: Red's next move extends the line but leaves the board.
+    b.click("#var-tree > .var-move[data-ply='1']");
+    b.wait_for("#follow-live[data-state='paused']");
+    let at_ply_1 = node_of(&b);
+    rt.block_on(async {
+        let s = common::sync(&mut red).await;
+        let m = s["d"]["legal"][0].as_str().unwrap().to_string();
+        red.send("move", json!({ "uci": m }), None).await.unwrap();
+        common::move_event(&mut black, 3).await;
+    });
+    b.wait_for("#var-tree > .var-move[data-ply='3']");
+    assert_eq!(node_of(&b), at_ply_1, "not yanked to the game");
+    assert!(
+        b.find("#var-tree > .var-move.current[data-ply='1']")
+            .is_some()
+    );
+    // In Chinese, *Back to the game* takes the board to ply 3 and follows again.
+    b.click("#lang-toggle");
+    b.wait(
+        "the Chinese button",
+        "const e = document.querySelector('#follow-live'); return !!e && e.textContent === '回到对局最新局面';",
+        json!([]),
+        WAIT,
+    );
+    b.click("#follow-live");
+    b.wait_for("#var-tree > .var-move.current[data-ply='3']");
+    b.wait_for("#follow-live[data-state='following']");
+    assert_eq!(b.text("#follow-live"), "● 跟随对局中");
+    assert!(
+        b.find("#delete-variation").is_none(),
+        "the game's moves stay"
+    );
+    b.wait("lines for ply 3", FRESH_LINES, json!([]), WAIT);
+    public_position(&b, "the public position after ply 3");
+
+    // Red's own analysis tab (his seat's token, as his game page links it) follows
+    // from his view: he knows what he took on b9, the public does not.
+    let red_view = rt.block_on(async {
+        let q = format!("/api/analysis/start?game={}&seat={}", g.id, g.token);
+        let v = api(addr, "GET", &q, None).await.unwrap().json().unwrap();
+        v["fen"].as_str().unwrap().to_string()
+    });
+    assert_ne!(red_view, public(rt));
+    let p = stage.browser("red-player");
+    p.goto(&format!("{base}/analysis/{}?seat={}", g.id, g.token));
+    p.wait_for("#follow-live[data-state='following']");
+    assert_eq!(p.text("#analysis-viewer"), "Red's view");
+    p.wait(
+        "Red's own position",
+        "return document.querySelector('.board-box').dataset.fen === arguments[0];",
+        json!([red_view]),
+        WAIT,
+    );
+
+    // The game ends: the board says so and offers the whole-game analysis.
+    rt.block_on(async {
+        black
+            .send("resign", serde_json::Value::Null, None)
+            .await
+            .unwrap();
+        black.recv_until("end", common::WAIT).await.unwrap();
+    });
+    b.wait_for("#follow-state[data-state='over']");
+    b.wait_for("#analyse-game");
+    assert_eq!(b.text("#analysis-viewer"), "公开棋谱");
+    p.wait_for("#follow-state[data-state='over']");
+    assert_no_console_errors([&b, &p]);
+    stage.finish([b, p]);
 }

@@ -16,6 +16,9 @@
 //!   error for an unreadable, illegal, ambiguous or untimely entry.
 //! - `premove_played_or_cancelled`: a premove shown, cancelled by a right click or a
 //!   click elsewhere, cancelled (and said so) when illegal at our turn, played when legal.
+//! - `long_press_shows_odds`: on a touch screen a finger held on a face-down piece
+//!   shows its odds until lifted or moved, and neither selects nor moves; a tap still
+//!   selects.
 
 use jieqi_server::client::WsClient;
 use serde_json::{Value, json};
@@ -543,5 +546,98 @@ fn premove_played_or_cancelled() {
     assert!(ply_text(b, 5).starts_with("炮二进二"), "{}", ply_text(b, 5));
     assert_eq!(premove_marks(b), json!([[], null]));
     assert!(b.find("#notice[data-code=premove_cancelled]").is_none());
+    f.finish();
+}
+
+/// Whether the odds tooltip shows the rows of `color`'s face-down pieces.
+fn odds_shown(b: &Browser) -> bool {
+    b.script(
+        "const o = document.querySelector('#odds');
+         return !!o && !o.classList.contains('hidden') && o.querySelectorAll('.odds-row').length > 0;",
+        json!([]),
+    ) == Value::Bool(true)
+}
+
+fn destinations(b: &Browser) -> usize {
+    b.script(
+        "return document.querySelectorAll('.dest').length;",
+        json!([]),
+    )
+    .as_u64()
+    .unwrap_or_default() as usize
+}
+
+/// Touch input comes through the DevTools protocol (chromedriver's W3C touch actions
+/// never reach the page as touch): the same pointer events a phone sends.
+#[test]
+fn long_press_shows_odds() {
+    let f = Fixture::start();
+    let b = &f.b;
+    let (_id, _black) = f.play_red();
+    let held = std::time::Duration::from_millis(900);
+
+    // Held on one of our own face-down pieces: its odds, and no selection.
+    touch_start(b, ".piece[data-sq='b2']");
+    std::thread::sleep(held);
+    b.wait(
+        "the odds on a long press",
+        "return !!document.querySelector('#odds:not(.hidden) .odds-row');",
+        json!([]),
+        WAIT,
+    );
+    assert_eq!(
+        b.script(
+            "return document.querySelector('#odds').dataset.sq;",
+            json!([])
+        ),
+        json!("b2")
+    );
+    assert_eq!(destinations(b), 0, "a long press does not select");
+    touch_end(b);
+    b.wait(
+        "the odds hidden once the finger is lifted",
+        "return document.querySelector('#odds').classList.contains('hidden');",
+        json!([]),
+        WAIT,
+    );
+    assert_eq!(destinations(b), 0);
+    // Shown again, then the finger moves a little: the odds go, and nothing is dragged.
+    touch_start(b, ".piece[data-sq='b2']");
+    std::thread::sleep(held);
+    b.wait(
+        "the odds again",
+        "return !!document.querySelector('#odds:not(.hidden) .odds-row');",
+        json!([]),
+        WAIT,
+    );
+    touch_move(b, ".piece[data-sq='b2']", 12, 0);
+    b.wait(
+        "the odds hidden once the finger moves",
+        "return document.querySelector('#odds').classList.contains('hidden');",
+        json!([]),
+        WAIT,
+    );
+    touch_end(b);
+    assert_eq!(destinations(b), 0);
+    assert!(b.find("svg.board .piece.dragging").is_none());
+
+    // A tap selects as a click does; then a long press on a piece our selection could
+    // take shows its odds and takes nothing.
+    tap(b, ".piece[data-sq='b2']");
+    b.wait_for(".dest[data-sq='b9']");
+    assert!(!odds_shown(b), "a tap shows no odds");
+    touch_start(b, ".piece[data-sq='b9']");
+    std::thread::sleep(held);
+    b.wait("Black's odds", "return document.querySelector('#odds:not(.hidden)') !== null && document.querySelector('#odds').dataset.sq === 'b9';", json!([]), WAIT);
+    assert!(odds_shown(b));
+    touch_end(b);
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    assert!(!odds_shown(b));
+    wait_plies(b, 0);
+    assert!(
+        b.find("svg.board .piece.red[data-sq='b2']").is_some()
+            && b.find("svg.board .piece.black[data-sq='b9']").is_some(),
+        "nothing moved"
+    );
     f.finish();
 }

@@ -102,7 +102,7 @@ fn play_the_engine_in_chromium() {
         json!([]),
         WAIT,
     );
-    b.shot("lobby");
+    b.page_shots("lobby");
     b.click("#level option[value='1']");
     b.click("#color option[value='red']");
     b.click("#time option[value='10+5']");
@@ -286,7 +286,7 @@ fn play_the_engine_in_chromium() {
         wait_plies(&b, 2 * round);
     }
     assert!(plies_shown(&b) >= 6);
-    b.shot("game");
+    b.page_shots("game");
 
     // Notation switch: ICCS shows the coordinate moves.
     b.click("[data-notation='iccs']");
@@ -400,7 +400,7 @@ fn play_the_engine_in_chromium() {
     );
     assert!(b.text("#ply-count").starts_with("2 /"));
     b.click("#last");
-    b.shot("replay");
+    b.page_shots("replay");
     let count = b.text("#ply-count");
     let total: Vec<&str> = count.split(" / ").collect();
     assert_eq!(total[0], total[1], "at the end: {count}");

@@ -215,7 +215,7 @@ fn learn_page_in_both_languages() {
     b.click("#learn-example-prev");
     wait_piece(b, ex, "e2", "R");
     assert!(b.text("#learn-example-note").contains("车"));
-    b.shot("learn-zh");
+    b.page_shots("learn");
     s.finish();
 }
 

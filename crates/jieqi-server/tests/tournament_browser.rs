@@ -132,7 +132,7 @@ fn organiser_and_player_pages_show_live_standings() {
     let standings = b.text("#t-standings");
     assert!(standings.contains("BH"), "{standings}");
     b.wait_for("#t-pair");
-    b.shot("tournament-standings");
+    b.page_shots("tournament");
     // Round 2 with another deal mode chosen on the page: random deals, one per board.
     set_value(&b, "#t-round-deal-mode", "random");
     b.click("#t-pair");

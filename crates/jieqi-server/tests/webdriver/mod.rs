@@ -254,13 +254,32 @@ impl Browser {
 
     /// With `JIEQI_BROWSER_SHOTS=DIR`, save a screenshot `DIR/NAME.png` (to look at the UI).
     pub fn shot(&self, name: &str) {
-        let Some(dir) = std::env::var_os("JIEQI_BROWSER_SHOTS") else {
+        let Some(dir) = shots_dir() else {
             return;
         };
         let v = self.cmd("GET", "/screenshot", None).expect("screenshot");
         let png = base64_decode(v.as_str().expect("base64 screenshot"));
-        std::fs::write(Path::new(&dir).join(format!("{name}.png")), png)
-            .expect("write the screenshot");
+        std::fs::write(dir.join(format!("{name}.png")), png).expect("write the screenshot");
+    }
+
+    /// With `JIEQI_BROWSER_SHOTS=DIR`, screenshots of the page as a laptop and a phone
+    /// show it: `DIR/NAME-desktop-1366x657.png` and `DIR/NAME-phone-390x844.png` (the
+    /// viewport set through the DevTools protocol, then given back).
+    pub fn page_shots(&self, name: &str) {
+        if shots_dir().is_none() {
+            return;
+        }
+        for (label, width, height, mobile) in SHOT_SIZES {
+            let metrics = json!({
+                "width": width, "height": height, "deviceScaleFactor": 1, "mobile": mobile,
+            });
+            cdp(self, "Emulation.setDeviceMetricsOverride", metrics);
+            // The page lays itself out again (and redraws what depends on the width).
+            std::thread::sleep(Duration::from_millis(400));
+            self.shot(&format!("{name}-{label}-{width}x{height}"));
+        }
+        cdp(self, "Emulation.clearDeviceMetricsOverride", json!({}));
+        std::thread::sleep(Duration::from_millis(200));
     }
 
     /// Errors the page logged to the console (uncaught exceptions, failed loads).
@@ -293,6 +312,18 @@ impl Browser {
             None,
         );
     }
+}
+
+/// The sizes of [`Browser::page_shots`]: a laptop's and a phone's viewport.
+pub const SHOT_SIZES: [(&str, u32, u32, bool); 2] =
+    [("desktop", 1366, 657, false), ("phone", 390, 844, true)];
+
+/// The folder `JIEQI_BROWSER_SHOTS` names, made if missing; `None` when it is unset.
+pub fn shots_dir() -> Option<PathBuf> {
+    let dir = PathBuf::from(std::env::var_os("JIEQI_BROWSER_SHOTS").filter(|d| !d.is_empty())?);
+    std::fs::create_dir_all(&dir)
+        .unwrap_or_else(|e| panic!("cannot make {} for screenshots: {e}", dir.display()));
+    Some(dir)
 }
 
 pub fn base64_decode(s: &str) -> Vec<u8> {
@@ -489,6 +520,59 @@ pub fn right_click(b: &Browser, css: &str) {
         ]),
     );
     let _ = b.cmd("DELETE", "/actions", None);
+}
+
+/// Sends the Chrome DevTools Protocol command `cmd` through chromedriver (for what W3C
+/// actions cannot do, such as touch input that reaches the page as touch).
+pub fn cdp(b: &Browser, cmd: &str, params: Value) -> Value {
+    b.cmd(
+        "POST",
+        "/goog/cdp/execute",
+        Some(json!({ "cmd": cmd, "params": params })),
+    )
+    .unwrap_or_else(|e| b.fail(&format!("CDP {cmd}: {e}")))
+}
+
+/// Puts a finger on the centre of `css` (a touch screen's touchstart, and pointer
+/// events with `pointerType: "touch"`); [`touch_end`] lifts it.
+pub fn touch_start(b: &Browser, css: &str) {
+    cdp(
+        b,
+        "Emulation.setTouchEmulationEnabled",
+        json!({ "enabled": true, "maxTouchPoints": 1 }),
+    );
+    let (x, y) = centre(b, css);
+    cdp(
+        b,
+        "Input.dispatchTouchEvent",
+        json!({ "type": "touchStart", "touchPoints": [{ "x": x, "y": y }] }),
+    );
+}
+
+/// Moves the finger [`touch_start`] put down to `dx`, `dy` pixels from the centre of
+/// `css`.
+pub fn touch_move(b: &Browser, css: &str, dx: i64, dy: i64) {
+    let (x, y) = centre(b, css);
+    cdp(
+        b,
+        "Input.dispatchTouchEvent",
+        json!({ "type": "touchMove", "touchPoints": [{ "x": x + dx, "y": y + dy }] }),
+    );
+}
+
+/// Lifts the finger [`touch_start`] put down.
+pub fn touch_end(b: &Browser) {
+    cdp(
+        b,
+        "Input.dispatchTouchEvent",
+        json!({ "type": "touchEnd", "touchPoints": [] }),
+    );
+}
+
+/// A tap on the centre of `css` with a finger.
+pub fn tap(b: &Browser, css: &str) {
+    touch_start(b, css);
+    touch_end(b);
 }
 
 /// Sets the value of the element `css` (no events fired).
