@@ -368,8 +368,8 @@ fn parse_duration(arg: &str) -> Option<u64> {
 }
 
 /// Milliseconds as `h:mm:ss.fff`, the fraction left out when zero and cut of its
-/// trailing zeros.
-fn duration_text(ms: u64) -> String {
+/// trailing zeros (the form of `[%emt]` and of the clocks `jieqi match` writes).
+pub fn duration_text(ms: u64) -> String {
     let (s, f) = (ms / 1000, ms % 1000);
     let mut t = format!("{}:{:02}:{:02}", s / 3600, s / 60 % 60, s % 60);
     if f > 0 {

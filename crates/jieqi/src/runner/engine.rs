@@ -342,14 +342,21 @@ impl Engine {
         self.sync()
     }
 
-    /// Waits for `bestmove` until `deadline`, skipping `info` and other lines; returns
-    /// the move text (first word after `bestmove`, or empty).
-    pub fn wait_bestmove(&mut self, deadline: Instant) -> Result<String, EngineError> {
+    /// Waits for `bestmove` until `deadline`; returns the move text (first word after
+    /// `bestmove`, or empty) with the score and depth of the last `info` line of the
+    /// first PV that had a score (other lines are skipped).
+    pub fn wait_bestmove(&mut self, deadline: Instant) -> Result<Answer, EngineError> {
+        let mut answer = Answer::default();
         loop {
             let line = self.recv_until(deadline, "bestmove")?;
             let mut words = line.split_whitespace();
-            if words.next() == Some("bestmove") {
-                return Ok(words.next().unwrap_or("").to_string());
+            match words.next() {
+                Some("bestmove") => {
+                    answer.mv = words.next().unwrap_or("").to_string();
+                    return Ok(answer);
+                }
+                Some("info") => answer.read_info(&line),
+                _ => {}
             }
         }
     }
@@ -365,6 +372,58 @@ impl Engine {
             thread::sleep(Duration::from_millis(10));
         }
         // Drop kills it.
+    }
+}
+
+/// An engine's answer to `go`: its move and what its last reported line said of it.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Answer {
+    /// The move text, as the engine wrote it after `bestmove` (empty if none).
+    pub mv: String,
+    /// The last score of the first PV, from the engine's (the mover's) view.
+    pub score: Option<Score>,
+    /// The depth of that score's search.
+    pub depth: Option<u32>,
+}
+
+/// A UCI score.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Score {
+    /// `score cp N`: centipawns.
+    Cp(i32),
+    /// `score mate N`: mate in N moves (negative: being mated).
+    Mate(i32),
+}
+
+impl Answer {
+    /// Takes the score and depth of an `info` line, if it carries a score of the first
+    /// PV (`multipv 1` or none). A line that does not read is ignored: the engine's
+    /// move, not its commentary, is what the game needs.
+    pub fn read_info(&mut self, line: &str) {
+        let mut words = line.split_whitespace().skip(1);
+        let (mut score, mut depth, mut first_pv) = (None, None, true);
+        while let Some(w) = words.next() {
+            match w {
+                "depth" => depth = words.next().and_then(|d| d.parse().ok()),
+                "multipv" => first_pv = words.next() == Some("1"),
+                "score" => {
+                    let kind = words.next();
+                    let n = words.next().and_then(|n| n.parse().ok());
+                    score = match (kind, n) {
+                        (Some("cp"), Some(n)) => Some(Score::Cp(n)),
+                        (Some("mate"), Some(n)) => Some(Score::Mate(n)),
+                        _ => None,
+                    };
+                }
+                // The rest of the line is the PV's moves, or free text.
+                "pv" | "string" => break,
+                _ => {}
+            }
+        }
+        if first_pv && let Some(score) = score {
+            self.score = Some(score);
+            self.depth = depth;
+        }
     }
 }
 
@@ -467,5 +526,20 @@ mod tests {
         let r = e.wait_bestmove(Instant::now() + Duration::from_millis(2000));
         assert!(matches!(r, Err(EngineError::Died(_))), "{r:?}");
         assert!(e.is_dead());
+    }
+
+    #[test]
+    fn an_answer_keeps_the_last_score_of_the_first_pv() {
+        let mut a = Answer::default();
+        a.read_info("info depth 3 seldepth 5 score cp 41 nodes 900 pv h2e2 h9g7");
+        assert_eq!((a.score, a.depth), (Some(Score::Cp(41)), Some(3)));
+        // A second PV, a line without a score and a broken score change nothing.
+        a.read_info("info depth 4 multipv 2 score cp -80 pv c3c4");
+        a.read_info("info depth 5 currmove h2e2 currmovenumber 1");
+        a.read_info("info depth 5 score cp");
+        a.read_info("info string score cp 999 depth 99");
+        assert_eq!((a.score, a.depth), (Some(Score::Cp(41)), Some(3)));
+        a.read_info("info depth 6 multipv 1 score mate -3 lowerbound pv e3e4");
+        assert_eq!((a.score, a.depth), (Some(Score::Mate(-3)), Some(6)));
     }
 }

@@ -4,7 +4,7 @@ use std::time::{Duration, Instant};
 
 use jieqi_core::{ByColor, Color, Deal, Game, Outcome, Reason, UciMove};
 
-use super::engine::{Engine, EngineError, EngineSpec};
+use super::engine::{Engine, EngineError, EngineSpec, Score};
 use super::outcome::{self, Ending};
 use super::referee::{Referee, RefereeRules};
 
@@ -89,6 +89,8 @@ pub struct GameRecord {
     pub black: String,
     /// The moves with every identity (the referee's record).
     pub moves: Vec<String>,
+    /// What each move cost and what its engine said of it, one per move.
+    pub notes: Vec<MoveNote>,
     /// How it ended.
     pub outcome: Outcome,
     /// What exactly happened, where the outcome's reason does not say it (which illegal
@@ -99,6 +101,21 @@ pub struct GameRecord {
     pub game: Game,
     /// The side whose engine misbehaved (crash, illegal move, time), to be restarted.
     pub faulty: Option<Color>,
+}
+
+/// What one engine move cost and what the engine said of it (the comments of the
+/// match's PGN records).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct MoveNote {
+    /// Milliseconds from `go` to `bestmove`, as the runner measured them.
+    pub time_ms: u64,
+    /// The mover's clock after the move, increment included (none for a fixed move
+    /// time).
+    pub clock_ms: Option<u64>,
+    /// The engine's last score of its first PV, from its own view.
+    pub score: Option<Score>,
+    /// The depth of that score.
+    pub depth: Option<u32>,
 }
 
 /// Plays one game between two engine specs, starting and stopping their processes.
@@ -151,6 +168,7 @@ pub fn not_started(
         red,
         black,
         moves: Vec::new(),
+        notes: Vec::new(),
         outcome: ending.outcome,
         detail: ending.detail,
         game: referee.game().clone(),
@@ -181,15 +199,19 @@ pub fn play_game_with(
         }
     }
     let mut clocks = start_clocks(settings.tc);
+    let mut notes = Vec::new();
     while referee.outcome().is_none() {
         let side = referee.turn();
         let engine: &mut Engine = match side {
             Color::Red => red,
             Color::Black => black,
         };
-        if let Err(ending) = engine_turn(engine, &mut referee, settings, &mut clocks) {
-            referee.finish(ending);
-            faulty = Some(side);
+        match engine_turn(engine, &mut referee, settings, &mut clocks) {
+            Ok(note) => notes.push(note),
+            Err(ending) => {
+                referee.finish(ending);
+                faulty = Some(side);
+            }
         }
     }
     // The loop ends only once the referee has an end.
@@ -201,6 +223,7 @@ pub fn play_game_with(
         red: names.red,
         black: names.black,
         moves: referee.record().to_vec(),
+        notes,
         outcome: ending.outcome,
         detail: ending.detail,
         game: referee.game().clone(),
@@ -218,14 +241,15 @@ pub fn start_clocks(tc: TimeControl) -> ByColor<u64> {
 
 /// Lets `engine` move for the side to move: sends the position as that side may
 /// know it and `go`, waits for `bestmove` within the time left plus the grace, charges
-/// the clock and plays the move on the referee. On failure returns the outcome that
-/// the engine's side lost by (time, crash, illegal move); the referee is unchanged then.
+/// the clock and plays the move on the referee, returning what the move cost and what
+/// the engine said of it. On failure returns the outcome that the engine's side lost
+/// by (time, crash, illegal move); the referee is unchanged then.
 pub fn engine_turn(
     engine: &mut Engine,
     referee: &mut Referee,
     settings: &GameSettings,
     clocks: &mut ByColor<u64>,
-) -> Result<(), Ending> {
+) -> Result<MoveNote, Ending> {
     let side = referee.turn();
     let go = match settings.tc {
         TimeControl::Clock { inc_ms, .. } => format!(
@@ -242,14 +266,23 @@ pub fn engine_turn(
     let budget = Duration::from_millis(clocks[side]);
     let answer = sent.and_then(|()| engine.wait_bestmove(started + budget + grace));
     let elapsed = started.elapsed();
-    let text = answer.map_err(|err| fault_ending(side, err))?;
+    let answer = answer.map_err(|err| fault_ending(side, err))?;
     if elapsed > budget + grace {
         return Err(Ending::win(!side, Reason::Time));
     }
+    let used = elapsed.as_millis() as u64;
+    let mut clock_ms = None;
     if let TimeControl::Clock { inc_ms, .. } = settings.tc {
-        let used = elapsed.as_millis() as u64;
         clocks[side] = clocks[side].saturating_sub(used) + inc_ms;
+        clock_ms = Some(clocks[side]);
     }
+    let note = MoveNote {
+        time_ms: used,
+        clock_ms,
+        score: answer.score,
+        depth: answer.depth,
+    };
+    let text = answer.mv;
     // Engines answer with four letters; suffixes, if any, are ignored: the referee
     // reveals identities from the deal.
     let played = UciMove::parse(&text)
@@ -257,7 +290,7 @@ pub fn engine_turn(
         .and_then(|m| {
             referee
                 .play(m.to_plain())
-                .map(|_| ())
+                .map(|_| note)
                 .map_err(|e| e.to_string())
         });
     played.map_err(|why| {
@@ -373,6 +406,47 @@ mod tests {
         assert!(
             rec.termination().starts_with("illegal move hello: "),
             "{rec:?}"
+        );
+    }
+
+    #[test]
+    fn each_move_keeps_its_time_clock_and_last_score() {
+        let talker = |answers: &str| {
+            scripted_slow(
+                answers,
+                "cat >/dev/null",
+                "echo 'info depth 2 score cp 10 pv a0a1'; \
+                 echo 'info depth 3 multipv 2 score cp -99 pv a0a1'; \
+                 echo 'info depth 3 score mate 2 nodes 5 pv a0a1';",
+            )
+        };
+        let red = talker("e3e4 c3c4");
+        let black = scripted("e6e5 hello", "cat >/dev/null");
+        let s = GameSettings {
+            tc: TimeControl::Clock {
+                base_ms: 5_000,
+                inc_ms: 100,
+            },
+            ..settings()
+        };
+        let rec = play_game(&red, &black, Deal::standard(), &s);
+        // Red moved twice, Black once before its illegal answer: three notes.
+        assert_eq!(rec.notes.len(), 3, "{:?}", rec.notes);
+        assert_eq!(rec.notes.len(), rec.moves.len());
+        let red_first = rec.notes[0];
+        assert_eq!(
+            (red_first.score, red_first.depth),
+            (Some(Score::Mate(2)), Some(3))
+        );
+        assert_eq!((rec.notes[1].score, rec.notes[1].depth), (None, None));
+        for n in &rec.notes[..2] {
+            let clock = n.clock_ms.unwrap();
+            assert_eq!(clock, 5_000 - n.time_ms + 100, "{n:?}");
+        }
+        let red_second = rec.notes[2];
+        assert_eq!(
+            red_second.clock_ms,
+            Some(red_first.clock_ms.unwrap() - red_second.time_ms + 100)
         );
     }
 

@@ -6,6 +6,7 @@
 use jieqi_core::notation::Notation;
 use jieqi_core::record::{Record, pgn};
 
+use super::engine::Score;
 use super::game::GameRecord;
 
 /// What a record says about the event around one game.
@@ -24,9 +25,27 @@ pub struct EventTags {
 /// The record of a finished game: the referee's moves with every reveal and captured
 /// identity, the deal with its commitment under `salt`, the rules, the players, the
 /// event's tags, the result and the runner's termination (`time forfeit`,
-/// `illegal move …`: the detail the core's reasons do not spell out).
+/// `illegal move …`: the detail the core's reasons do not spell out). Each move
+/// carries the mover's clock after it (`[%clk]`), the engine's time (`[%emt]`) and
+/// its last score with the depth (`[%eval]`, from the mover's view; a mate as
+/// `[%eval #N,D]` in the comment).
 pub fn game_record(game: &GameRecord, event: &EventTags, salt: &str) -> Record {
     let mut rec = Record::from_game(&game.game);
+    for (m, note) in rec.moves.iter_mut().zip(&game.notes) {
+        m.clock = note.clock_ms.map(pgn::duration_text);
+        m.engine_time = Some(note.time_ms);
+        match note.score {
+            Some(Score::Cp(cp)) => {
+                m.engine_score = Some(f64::from(cp));
+                m.engine_depth = note.depth;
+            }
+            Some(Score::Mate(n)) => {
+                let depth = note.depth.map(|d| format!(",{d}")).unwrap_or_default();
+                m.comment = Some(format!("[%eval #{n}{depth}]"));
+            }
+            None => {}
+        }
+    }
     rec.deal_commitment = Some(game.game.deal().commitment(salt));
     rec.deal_salt = Some(salt.to_string());
     rec.result = game.outcome.result_str().to_string();
@@ -95,6 +114,7 @@ mod tests {
             red: "a \"quoted\" engine".into(),
             black: "b".into(),
             moves: r.record().to_vec(),
+            notes: Vec::new(),
             outcome: ending.outcome,
             detail: ending.detail,
             game: r.game().clone(),
@@ -143,6 +163,48 @@ mod tests {
         assert_eq!(back[0].result, "0-1");
         assert_eq!(back[0].tag("Termination"), Some("time forfeit"));
         assert_eq!(back[0].moves, Record::from_game(&g.game).moves);
+    }
+
+    #[test]
+    fn moves_carry_clocks_times_and_scores() {
+        use crate::runner::game::MoveNote;
+        let mut g = game("h2h9 i9h9 b2b9", Ending::win(Color::Black, Reason::Time));
+        g.notes = vec![
+            MoveNote {
+                time_ms: 321,
+                clock_ms: Some(9_779),
+                score: Some(Score::Cp(-35)),
+                depth: Some(12),
+            },
+            MoveNote {
+                time_ms: 1_250,
+                clock_ms: Some(61_000),
+                score: Some(Score::Mate(-3)),
+                depth: Some(9),
+            },
+            MoveNote::default(),
+        ];
+        let text = pgn_text(&game_record(&g, &event(), "00ff"));
+        let flat = text.replace('\n', " ");
+        assert!(
+            flat.contains("h2h9Cn {[%clk 0:00:09.779] [%eval -0.35,12] [%emt 0:00:00.321]}"),
+            "{text}"
+        );
+        assert!(
+            flat.contains("i9h9r {[%clk 0:01:01] [%emt 0:00:01.25] [%eval #-3,9]}"),
+            "{text}"
+        );
+        let back = pgn::read_all(&text).unwrap();
+        let m = &back[0].moves;
+        assert_eq!(
+            (m[0].engine_score, m[0].engine_depth, m[0].engine_time),
+            (Some(-35.0), Some(12), Some(321))
+        );
+        assert_eq!(m[0].clock.as_deref(), Some("0:00:09.779"));
+        assert_eq!(m[1].comment.as_deref(), Some("[%eval #-3,9]"));
+        // A move with nothing known gets no comment; the record still verifies.
+        assert_eq!(m[2].engine_time, Some(0));
+        back[0].verify().unwrap();
     }
 
     #[test]
