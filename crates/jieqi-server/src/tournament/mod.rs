@@ -439,6 +439,12 @@ pub fn listen(shared: Arc<Shared>, mut ends: mpsc::UnboundedReceiver<GameEnded>)
             let Some(event) = shared.tournaments.event_of_game(&game) else {
                 continue;
             };
+            // On a node of several, only the director writes tournament state; it
+            // enters this result from the stored game when it next loads them.
+            if !shared.directs_tournaments() {
+                tracing::warn!(tournament = %event, %game, "result left to the directing node");
+                continue;
+            }
             let result = GameResult::from(&outcome);
             let shared = Arc::clone(&shared);
             tokio::spawn(async move {
