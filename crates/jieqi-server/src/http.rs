@@ -296,7 +296,9 @@ async fn upgrade(
         .read_buffer_size(4 * 1024)
         .write_buffer_size(0)
         .max_write_buffer_size(ws::MAX_FRAME_BYTES * 4)
-        .on_upgrade(move |socket| ws::serve_socket(socket, shared, user, Some(client.ip()), headers))
+        .on_upgrade(move |socket| {
+            ws::serve_socket(socket, shared, user, Some(client.ip()), headers)
+        })
 }
 
 async fn health(State(shared): State<Arc<Shared>>) -> Json<serde_json::Value> {

@@ -9,10 +9,10 @@ use std::time::Duration;
 use axum::extract::ws::{Utf8Bytes, WebSocket};
 use axum::http::HeaderMap;
 use futures_util::SinkExt;
-use tokio_tungstenite::tungstenite::Message;
 use jieqi_core::Viewer;
 use tokio::sync::mpsc;
 use tokio::time::Instant;
+use tokio_tungstenite::tungstenite::Message;
 
 use crate::knowledge::viewer_name;
 use crate::node::Located;
@@ -133,13 +133,20 @@ fn join_patience(shared: &Shared) -> Duration {
     shared
         .node
         .as_ref()
-        .map_or(Duration::from_millis(100), |n| n.lease + Duration::from_secs(2))
+        .map_or(Duration::from_millis(100), |n| {
+            n.lease + Duration::from_secs(2)
+        })
 }
 
 impl Session {
     /// Joins game `game` (the client's message was `text`): here, or through the node
     /// that serves it.
-    async fn join(&mut self, game: &str, token: Option<String>, text: &str) -> Result<(), ProtoError> {
+    async fn join(
+        &mut self,
+        game: &str,
+        token: Option<String>,
+        text: &str,
+    ) -> Result<(), ProtoError> {
         let until = Instant::now() + join_patience(&self.shared);
         let mut last = "the game is unavailable".to_string();
         while Instant::now() < until {
@@ -209,7 +216,10 @@ impl Session {
             };
         }
         tracing::warn!(%game, "cannot join: {last}");
-        Err(ProtoError::new(ErrorCode::Internal, "the game is unavailable; reconnect"))
+        Err(ProtoError::new(
+            ErrorCode::Internal,
+            "the game is unavailable; reconnect",
+        ))
     }
 
     /// From now on the client's messages go to `sink`.

@@ -12,8 +12,8 @@ use std::time::Duration;
 use axum::body::Bytes;
 use axum::extract::ws::{Message as AxumMessage, Utf8Bytes, WebSocket};
 use axum::extract::{Request, State};
-use axum::middleware::Next;
 use axum::http::{HeaderMap, StatusCode, header};
+use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use futures_util::stream::SplitSink;
 use futures_util::{SinkExt, StreamExt};
@@ -202,11 +202,7 @@ pub async fn http(
 /// Middleware of the tournament routes on a node of several: tournaments are directed
 /// by the node that holds the lobby lease, and the other nodes forward their requests
 /// there.
-pub async fn to_director(
-    State(shared): State<Arc<Shared>>,
-    req: Request,
-    next: Next,
-) -> Response {
+pub async fn to_director(State(shared): State<Arc<Shared>>, req: Request, next: Next) -> Response {
     let Some(node) = &shared.node else {
         return next.run(req).await;
     };

@@ -22,12 +22,12 @@ use jieqi_core::Color;
 pub use hub::{Lobby, LobbyHandle};
 pub use pool::{Identity, Pool, PoolLimits, Seek, SeekError, Seeker, Terms};
 
-use crate::node::forward;
 use crate::accounts::csrf;
 use crate::accounts::routes::current_user;
 use crate::accounts::session::cookie;
 use crate::clock::TimeControl;
 use crate::http::ApiError;
+use crate::node::forward;
 use crate::protocol::lobby::{LobbyError, LobbyErrorCode};
 use crate::{Shared, ws};
 

@@ -27,8 +27,8 @@ use super::decode::{
     FinishColumns, chat_line, finish_columns, finish_from, history_entry, i, rating_changes,
     rating_records, takeback_from, takeback_text, tallies, u,
 };
-pub use leases::Holder;
 use leases::Fence;
+pub use leases::Holder;
 
 use super::{
     BoxFuture, FinishRecord, GameEnd, GameFilter, HistoryEntry, Job, ListKind, MoveRecord, NewGame,

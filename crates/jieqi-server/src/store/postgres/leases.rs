@@ -251,11 +251,7 @@ impl PostgresStore {
     /// without waiting for the leases to expire).
     pub async fn release_all(&self) -> Result<(), StoreError> {
         let fence = self.fence()?;
-        fence
-            .held
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .clear();
+        fence.held.lock().unwrap_or_else(|p| p.into_inner()).clear();
         self.query("DELETE FROM game_leases WHERE node = $1", &[&fence.node])
             .await?;
         self.query("DELETE FROM nodes WHERE id = $1", &[&fence.node])
