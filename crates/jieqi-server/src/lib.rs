@@ -713,15 +713,23 @@ impl Server {
             node,
         );
         let game_ends = shared.subscribe_game_ends();
-        tournament::load_all(&shared)
-            .await
-            .map_err(|e| StartError(format!("tournaments: {e}")))?;
+        // A node that takes the lobby lease loads the tournaments as it takes it.
+        let loaded = match &shared.node {
+            Some(n) => n
+                .lobby_holder(&shared)
+                .await
+                .map_err(|e| StartError(format!("lobby lease: {e}")))?
+                .is_none(),
+            None => false,
+        };
+        if !loaded {
+            tournament::load_all(&shared)
+                .await
+                .map_err(|e| StartError(format!("tournaments: {e}")))?;
+        }
         tournament::listen(Arc::clone(&shared), game_ends);
-        let resumed = if let Some(n) = &shared.node {
+        let resumed = if shared.node.is_some() {
             // Games are taken over as their nodes' leases expire, the first ones now.
-            if let Err(e) = n.lobby_holder(&shared).await {
-                tracing::warn!("lobby lease: {e}");
-            }
             node::take_over_orphans(&shared).await;
             node::spawn_heartbeat(Arc::clone(&shared));
             shared.registry.len()

@@ -330,6 +330,12 @@ pub async fn load_all(shared: &Arc<Shared>) -> Result<usize, StoreError> {
         };
         shared.tournaments.index(&e);
         let arc = shared.tournaments.insert(&e);
+        // A node of several that does not direct tournaments only learns which games
+        // are tournament games; the director alone enters results and creates games.
+        if !shared.directs_tournaments() {
+            n += 1;
+            continue;
+        }
         let mut guard = arc.lock().await;
         let mut next = guard.clone();
         let mut changed = false;
