@@ -107,7 +107,11 @@ pub fn spawn_heartbeat(shared: Arc<Shared>) -> tokio::task::JoinHandle<()> {
                 _ = tick.tick() => {}
                 _ = &mut stop => break,
             }
-            match node.store.renew().await {
+            // A database that hangs counts as one that fails.
+            let renewal = tokio::time::timeout(every, node.store.renew())
+                .await
+                .unwrap_or_else(|_| Err(StoreError::Database("no answer".into())));
+            match renewal {
                 Ok(lost) => {
                     renewed = Instant::now();
                     for key in lost {
