@@ -229,3 +229,22 @@ async fn a_second_node_serves_a_game_through_its_owner() {
     play(&mut red, 5, &mut black).await;
     b.shutdown().await;
 }
+
+/// Several nodes need PostgreSQL: a node on a SQLite file is refused at start, with
+/// a message that says what to do.
+#[tokio::test]
+async fn a_node_on_sqlite_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut config = common::config(&dir.path().join("one.db"), EngineKind::Greedy);
+    config.node = Some(NodeConfig {
+        addr: "127.0.0.1:0".into(),
+        lease: Duration::from_secs(2),
+    });
+    let Err(e) = Server::start(config).await else {
+        panic!("a node on SQLite started");
+    };
+    assert!(
+        e.0.contains("PostgreSQL") && e.0.contains("--node-addr"),
+        "{e}"
+    );
+}

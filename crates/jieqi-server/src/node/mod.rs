@@ -169,3 +169,25 @@ pub async fn take_over_orphans(shared: &Arc<Shared>) {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::resolve_addr;
+
+    #[test]
+    fn node_addresses_are_checked_and_port_0_is_the_listening_port() {
+        let listening = "127.0.0.1:4321".parse().unwrap();
+        assert_eq!(
+            resolve_addr("10.0.0.2:0", listening).unwrap(),
+            "10.0.0.2:4321"
+        );
+        assert_eq!(
+            resolve_addr("node-a:8080", listening).unwrap(),
+            "node-a:8080"
+        );
+        assert_eq!(resolve_addr("[::1]:0", listening).unwrap(), "[::1]:4321");
+        for bad in ["node-a", ":8080", "node-a:http", "node-a:70000"] {
+            assert!(resolve_addr(bad, listening).is_err(), "{bad}");
+        }
+    }
+}
