@@ -50,6 +50,8 @@ enum Cmd {
         outcome: Outcome,
         reply: oneshot::Sender<Result<(), ProtoError>>,
     },
+    /// This node lost the game's lease: stop serving it.
+    Release,
 }
 
 /// The game's task has stopped (it went idle, or the server is stopping): look it up
@@ -125,6 +127,12 @@ impl GameHandle {
         .await
     }
 
+    /// Stops the task at once (this node lost the game's lease): its connections close
+    /// and reconnect through the node that serves the game now.
+    pub async fn release(&self) {
+        let _ = self.tx.send(Cmd::Release).await;
+    }
+
     /// Ends the game with an organiser's result (nothing happens to a finished game);
     /// resolves once the end is stored and announced.
     pub async fn adjudicate(&self, outcome: Outcome) -> Result<Result<(), ProtoError>, Gone> {
@@ -161,6 +169,7 @@ pub fn spawn_on(shared: Arc<Shared>, room: Room, task: PendingTask) {
         room,
         outboxes: HashMap::new(),
         reply: ReplyTo::None,
+        fenced: false,
     };
     tokio::spawn(shell.run(task.rx));
 }
@@ -171,6 +180,9 @@ struct Shell {
     room: Room,
     outboxes: HashMap<ConnId, Outbox>,
     reply: ReplyTo,
+    /// Another node serves the game now (a write was refused, or the lease was lost):
+    /// the task stops.
+    fenced: bool,
 }
 
 impl Shell {
@@ -182,12 +194,18 @@ impl Shell {
         let stop = Shared::stopped(self.shared.stop_signal());
         tokio::pin!(stop);
         loop {
+            if self.fenced {
+                tracing::warn!(game = %self.room.id(), "served by another node now: stopped here");
+                self.shared.registry.remove(self.room.id());
+                break;
+            }
             let deadline = self.room.deadline();
             let idle = (self.room.status() == crate::room::Status::Finished
                 && self.room.connections() == 0)
                 .then_some(idle_since + IDLE_FINISHED);
             tokio::select! {
                 cmd = rx.recv() => match cmd {
+                    Some(Cmd::Release) => self.fenced = true,
                     Some(cmd) => {
                         self.command(cmd).await;
                         if self.room.connections() > 0 {
@@ -201,6 +219,11 @@ impl Shell {
                 }
                 _ = sleep_until(idle.unwrap_or_else(Instant::now)), if idle.is_some() => {
                     self.shared.registry.remove(self.room.id());
+                    if let Some(node) = &self.shared.node
+                        && let Err(e) = node.store.release(self.room.id()).await
+                    {
+                        tracing::warn!(game = %self.room.id(), "giving the lease up: {e}");
+                    }
                     break;
                 }
                 _ = &mut stop => break,
@@ -242,6 +265,10 @@ impl Shell {
                 self.reply = ReplyTo::Adjudicated(reply);
                 Input::Adjudicate { outcome }
             }
+            Cmd::Release => {
+                self.fenced = true;
+                return;
+            }
         };
         self.input(input).await;
         self.reply = ReplyTo::None;
@@ -266,10 +293,17 @@ impl Shell {
         let mut queue: VecDeque<Effect> = fx.into();
         while let Some(effect) = queue.pop_front() {
             let more = match effect {
-                Effect::Persist(w) => {
-                    let r = self.shared.store.write(w).await.map_err(|e| e.to_string());
-                    self.room.handle(Input::Persisted(r), Now::real())
-                }
+                Effect::Persist(w) => match self.shared.store.write(w).await {
+                    // Nothing more is done here: not even the refused change's
+                    // answer, which the node that serves the game now gives.
+                    Err(crate::store::StoreError::NotOwner(_)) => {
+                        self.fenced = true;
+                        return;
+                    }
+                    r => self
+                        .room
+                        .handle(Input::Persisted(r.map_err(|e| e.to_string())), Now::real()),
+                },
                 Effect::Send { conn, out } => {
                     let text: Utf8Bytes = out.to_text().into();
                     self.deliver([(conn, text)])

@@ -18,6 +18,8 @@ use serde_json::json;
 use crate::accounts::routes::current_user;
 use crate::clock::TimeControl;
 use crate::knowledge::{self, PlyOut};
+use crate::node::Located;
+use crate::node::forward;
 use crate::protocol::out::ChatOut;
 use crate::rating::Category;
 use crate::request::{self, BodyError};
@@ -81,6 +83,9 @@ pub enum ApiError {
     /// The logged-in account holds no seat (or not that seat) of this game.
     #[error("your account holds no such seat in this game")]
     NotYourSeat,
+    /// The node that serves this cannot be reached (several nodes): try again.
+    #[error("{0}")]
+    Unavailable(String),
     /// Anything else.
     #[error("internal error: {0}")]
     Internal(String),
@@ -112,6 +117,7 @@ impl IntoResponse for ApiError {
             ApiError::NoUser(_) => (StatusCode::NOT_FOUND, "no_user"),
             ApiError::OwnGame => (StatusCode::CONFLICT, "own_game"),
             ApiError::NotYourSeat => (StatusCode::FORBIDDEN, "not_your_seat"),
+            ApiError::Unavailable(_) => (StatusCode::SERVICE_UNAVAILABLE, "unavailable"),
             ApiError::Internal(_) => (StatusCode::INTERNAL_SERVER_ERROR, "internal"),
         };
         if let ApiError::Internal(m) = &self {
@@ -290,7 +296,9 @@ async fn upgrade(
         .read_buffer_size(4 * 1024)
         .write_buffer_size(0)
         .max_write_buffer_size(ws::MAX_FRAME_BYTES * 4)
-        .on_upgrade(move |socket| ws::serve_socket(socket, shared, user, Some(client.ip())))
+        .on_upgrade(move |socket| {
+            ws::serve_socket(socket, shared, user, Some(client.ip()), headers)
+        })
 }
 
 async fn health(State(shared): State<Arc<Shared>>) -> Json<serde_json::Value> {
@@ -441,12 +449,22 @@ async fn join(
     headers: HeaderMap,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, ApiError> {
-    let req: JoinReq = json_body(body)?;
+    let raw = request::bytes(body)?;
+    let req: JoinReq = request::json_object_or_default(&raw)?;
     let user = current_user(&shared, &headers).await?;
-    let game = shared
-        .game(&id)
-        .await?
-        .ok_or_else(|| ApiError::NoGame(id.clone()))?;
+    let game = match shared.locate(&id).await? {
+        Some(Located::Here(h)) => h,
+        Some(Located::At(addr)) if !forward::is_forwarded(&headers) => {
+            let path = format!("/api/games/{id}/join");
+            return Ok(forward::http(&addr, "POST", &path, &raw, &headers).await);
+        }
+        Some(Located::At(_)) => {
+            return Err(ApiError::Unavailable(format!(
+                "game {id} is moving between nodes; try again"
+            )));
+        }
+        None => return Err(ApiError::NoGame(id)),
+    };
     let (seat, token) = game
         .claim_invite(req.invite, user)
         .await

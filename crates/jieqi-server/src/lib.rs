@@ -18,6 +18,7 @@ pub mod game;
 pub mod http;
 pub mod knowledge;
 pub mod listener;
+pub mod node;
 pub mod protocol;
 pub mod rating;
 pub mod request;
@@ -65,6 +66,9 @@ pub struct Config {
     pub rate_per_sec: f64,
     /// Messages a connection may send in a burst.
     pub rate_burst: f64,
+    /// A node of several on one PostgreSQL database (docs/server.md, "Several
+    /// nodes"); `None`: the only server of its database.
+    pub node: Option<node::NodeConfig>,
 }
 
 impl Default for Config {
@@ -78,6 +82,7 @@ impl Default for Config {
             engine: EngineKind::Search,
             rate_per_sec: ws::RATE_PER_SEC,
             rate_burst: ws::RATE_BURST,
+            node: None,
         }
     }
 }
@@ -271,6 +276,17 @@ impl Registry {
             .remove(id);
     }
 
+    /// The ids of the games in memory.
+    pub fn ids(&self) -> Vec<String> {
+        self.shards
+            .iter()
+            .flat_map(|s| {
+                let s = s.lock().unwrap_or_else(|p| p.into_inner());
+                s.keys().cloned().collect::<Vec<_>>()
+            })
+            .collect()
+    }
+
     /// Games in memory.
     pub fn len(&self) -> usize {
         self.shards
@@ -309,6 +325,8 @@ pub struct Shared {
     pub lobby: seek::Lobby,
     /// Whole-game analyses running (docs/web.md, "Analysis board").
     pub game_analyses: analysis::Jobs,
+    /// This server as a node of several, if it is one.
+    pub node: Option<node::Node>,
     game_end_listeners: Mutex<Vec<mpsc::UnboundedSender<GameEnded>>>,
     next_conn: AtomicU64,
     connections: AtomicUsize,
@@ -323,8 +341,10 @@ impl Shared {
         store: Arc<dyn Store>,
         engines: EnginePool,
         analysis: engine::AnalysisPool,
+        node: Option<node::Node>,
     ) -> Arc<Shared> {
         Arc::new(Shared {
+            node,
             config,
             analysis,
             account_limits: accounts::limiter::AccountLimits::new(&limits),
@@ -381,6 +401,14 @@ impl Shared {
 
     fn conn_closed(&self) {
         self.connections.fetch_sub(1, Ordering::Relaxed);
+    }
+
+    /// Whether this server directs tournaments: the only server of its database, or
+    /// the node of several that holds the lobby lease.
+    pub fn directs_tournaments(&self) -> bool {
+        self.node
+            .as_ref()
+            .is_none_or(|n| n.store.holds(node::LOBBY))
     }
 
     /// Every game end from now on, in the order the games ended.
@@ -513,15 +541,53 @@ impl Shared {
         Ok(Some((self.spawn_game(stored, tokens)?, plies, started)))
     }
 
-    /// The task of game `id`, loading it from storage if needed.
+    /// The task of game `id`, loading it from storage if needed; a game another node
+    /// serves is refused with [`StoreError::NotOwner`] (see [`Shared::locate`]).
     pub async fn game(self: &Arc<Shared>, id: &str) -> Result<Option<GameHandle>, StoreError> {
+        match self.locate(id).await? {
+            Some(node::Located::Here(h)) => Ok(Some(h)),
+            Some(node::Located::At(_)) => Err(StoreError::NotOwner(id.to_string())),
+            None => Ok(None),
+        }
+    }
+
+    /// Where game `id` is served: here (its task, loaded from storage if needed) or,
+    /// on a node of several, by the live node that holds its lease. A game whose node
+    /// is gone is taken over: its lease taken at the next epoch, then the game loaded
+    /// (after the lease, so that every move the old node committed is read).
+    pub async fn locate(self: &Arc<Shared>, id: &str) -> Result<Option<node::Located>, StoreError> {
         if !util::is_game_id(id) {
             return Ok(None);
         }
         if let Some(tx) = self.registry.get(id) {
-            return Ok(Some(tx));
+            return Ok(Some(node::Located::Here(tx)));
         }
-        Ok(self.load_game(id).await?.map(|(handle, ..)| handle))
+        let Some(n) = &self.node else {
+            return Ok(self
+                .load_game(id)
+                .await?
+                .map(|(handle, ..)| node::Located::Here(handle)));
+        };
+        // No lease for a game that does not exist.
+        if self.store.summary(id).await?.is_none() {
+            return Ok(None);
+        }
+        match n.store.acquire(id).await? {
+            store::Holder::Other { addr, .. } => Ok(Some(node::Located::At(addr))),
+            store::Holder::Me { epoch } => match self.load_game(id).await? {
+                Some((handle, plies, started)) => {
+                    if epoch > 1 {
+                        let status = if started { "live" } else { "waiting" };
+                        tracing::info!(game = %id, epoch, plies, status, "game taken over");
+                    }
+                    Ok(Some(node::Located::Here(handle)))
+                }
+                None => {
+                    n.store.release(id).await?;
+                    Ok(None)
+                }
+            },
+        }
     }
 
     /// Starts the task of every unfinished game (after a restart: clocks resume).
@@ -565,7 +631,12 @@ pub fn app(shared: Arc<Shared>) -> axum::Router {
     http::router()
         .merge(accounts::routes::routes())
         .merge(accounts::games::routes())
-        .merge(tournament::routes())
+        .merge(
+            tournament::routes().route_layer(axum::middleware::from_fn_with_state(
+                Arc::clone(&shared),
+                node::forward::to_director,
+            )),
+        )
         .merge(seek::routes())
         .merge(analysis::routes())
         .layer(axum::middleware::from_fn(accounts::csrf::guard))
@@ -603,22 +674,71 @@ impl Server {
         let engines = EnginePool::new(Arc::clone(&engine), config.engine_threads);
         let analysis =
             engine::AnalysisPool::new(engine, limits.analysis_threads, limits.analysis_per_client);
-        let shared = Shared::new(config.clone(), limits, database.store(), engines, analysis);
-        let game_ends = shared.subscribe_game_ends();
-        tournament::load_all(&shared)
-            .await
-            .map_err(|e| StartError(format!("tournaments: {e}")))?;
-        tournament::listen(Arc::clone(&shared), game_ends);
-        let resumed = shared
-            .resume_unfinished()
-            .await
-            .map_err(|e| StartError(e.to_string()))?;
         let listener = tokio::net::TcpListener::bind(config.addr)
             .await
             .map_err(|e| StartError(format!("cannot listen on {}: {e}", config.addr)))?;
         let addr = listener
             .local_addr()
             .map_err(|e| StartError(e.to_string()))?;
+        let node = match (&config.node, &database) {
+            (None, _) => None,
+            (Some(nc), store::Database::Postgres(pg)) => {
+                let node_addr = node::resolve_addr(&nc.addr, addr).map_err(StartError)?;
+                let id = pg
+                    .join_cluster(&node_addr, nc.lease)
+                    .await
+                    .map_err(|e| StartError(format!("joining the cluster: {e}")))?;
+                tracing::info!(node = %id, addr = %node_addr, lease_secs = nc.lease.as_secs_f64(), "node started");
+                Some(node::Node {
+                    id,
+                    addr: node_addr,
+                    lease: nc.lease,
+                    store: Arc::clone(pg),
+                })
+            }
+            (Some(_), store::Database::Sqlite(_)) => {
+                return Err(StartError(
+                    "several nodes need a PostgreSQL database (--db postgres://…): a SQLite \
+                     file belongs to one server; leave out --node-addr"
+                        .into(),
+                ));
+            }
+        };
+        let shared = Shared::new(
+            config.clone(),
+            limits,
+            database.store(),
+            engines,
+            analysis,
+            node,
+        );
+        let game_ends = shared.subscribe_game_ends();
+        // A node that takes the lobby lease loads the tournaments as it takes it.
+        let loaded = match &shared.node {
+            Some(n) => n
+                .lobby_holder(&shared)
+                .await
+                .map_err(|e| StartError(format!("lobby lease: {e}")))?
+                .is_none(),
+            None => false,
+        };
+        if !loaded {
+            tournament::load_all(&shared)
+                .await
+                .map_err(|e| StartError(format!("tournaments: {e}")))?;
+        }
+        tournament::listen(Arc::clone(&shared), game_ends);
+        let resumed = if shared.node.is_some() {
+            // Games are taken over as their nodes' leases expire, the first ones now.
+            node::take_over_orphans(&shared).await;
+            node::spawn_heartbeat(Arc::clone(&shared));
+            shared.registry.len()
+        } else {
+            shared
+                .resume_unfinished()
+                .await
+                .map_err(|e| StartError(e.to_string()))?
+        };
         tracing::info!(%addr, resumed, "listening");
         let app = app(Arc::clone(&shared));
         let task = tokio::spawn(listener::serve(listener, app, Arc::clone(&shared)));
@@ -634,6 +754,11 @@ impl Server {
     pub async fn shutdown(self) {
         self.shared.begin_shutdown();
         let _ = self.task.await;
+        if let Some(n) = &self.shared.node
+            && let Err(e) = n.store.release_all().await
+        {
+            tracing::warn!("giving the leases up: {e}");
+        }
         self.database.close().await;
     }
 

@@ -207,11 +207,11 @@ impl Inbox {
                             return Event::Closed("gone");
                         }
                     }
-                    // Whoever fed the queue dropped this connection (too slow): it
-                    // must reconnect.
+                    // Whoever fed the queue dropped this connection (too slow, or
+                    // its game is served by another node now): it must reconnect.
                     None => {
-                        let _ = self.sink.send(close(CLOSE_TRY_AGAIN, "too slow, reconnect")).await;
-                        return Event::Closed("too slow");
+                        let _ = self.sink.send(close(CLOSE_TRY_AGAIN, "reconnect")).await;
+                        return Event::Closed("dropped");
                     }
                 },
                 _ = self.ping.tick() => {

@@ -27,6 +27,7 @@ use crate::accounts::routes::current_user;
 use crate::accounts::session::cookie;
 use crate::clock::TimeControl;
 use crate::http::ApiError;
+use crate::node::forward;
 use crate::protocol::lobby::{LobbyError, LobbyErrorCode};
 use crate::{Shared, ws};
 
@@ -100,6 +101,20 @@ async fn upgrade(
         return Err(ApiError::Csrf(
             "cross-site lobby connection refused: its Origin is not this server",
         ));
+    }
+    // One node holds the seek pool; the others relay their lobby sockets to it.
+    if let Some(node) = &shared.node
+        && !forward::is_forwarded(&headers)
+        && let Some(addr) = node.lobby_holder(&shared).await?
+    {
+        let up = forward::connect(&addr, "/ws/lobby", &headers)
+            .await
+            .map_err(ApiError::Unavailable)?;
+        return Ok(ws
+            .max_message_size(ws::MAX_FRAME_BYTES)
+            .max_frame_size(ws::MAX_FRAME_BYTES)
+            .on_upgrade(move |socket| forward::pipe(socket, up))
+            .into_response());
     }
     let user = current_user(&shared, &headers).await?;
     let browser = cookie(&headers, csrf::COOKIE)

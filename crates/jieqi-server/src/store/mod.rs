@@ -8,7 +8,7 @@ mod sqlite;
 #[cfg(test)]
 mod tests;
 
-pub use postgres::{PostgresStore, test_database};
+pub use postgres::{Holder, PostgresStore, test_database};
 pub use sqlite::{SqliteStore, SyncMode};
 
 use std::future::Future;
@@ -105,6 +105,11 @@ pub enum StoreError {
     /// A unique key is taken (a user name that exists, in any case).
     #[error("already taken")]
     Taken,
+    /// This node no longer holds the game's lease (another node took it over, or this
+    /// one could not renew it in time): the write is refused and the node must stop
+    /// serving the game (docs/server.md, "Several nodes").
+    #[error("game {0} is served by another node now")]
+    NotOwner(String),
     /// Stored data that cannot be read back.
     #[error("corrupt stored game {id}: {why}")]
     Corrupt {
@@ -404,6 +409,30 @@ pub enum Write {
         /// Last change (Unix ms).
         updated_ms: u64,
     },
+}
+
+impl Write {
+    /// The existing game this change writes to, if any: the writes a node may commit
+    /// only while it holds the game's lease. A game's creation is not one (its lease is
+    /// taken with it), nor its analysis (computed from the finished game, by anyone).
+    pub fn game_changed(&self) -> Option<&str> {
+        match self {
+            Write::Move { id, .. }
+            | Write::Seats { id, .. }
+            | Write::Finish { id, .. }
+            | Write::Rematch { id, .. }
+            | Write::Chat { id, .. }
+            | Write::TakebackOffer { id, .. }
+            | Write::Takeback { id, .. }
+            | Write::ChatMute { id, .. } => Some(id),
+            Write::Create(_)
+            | Write::CreateUser(_)
+            | Write::Session { .. }
+            | Write::EndSession { .. }
+            | Write::GameAnalysis { .. }
+            | Write::Tournament { .. } => None,
+        }
+    }
 }
 
 /// A new account.

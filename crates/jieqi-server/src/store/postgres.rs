@@ -13,7 +13,9 @@
 //! Schema changes are versioned migrations ([`MIGRATIONS`]), applied in order at open
 //! under an advisory lock and recorded in `schema_version`.
 
-use std::sync::Mutex;
+mod leases;
+
+use std::sync::{Arc, Mutex, OnceLock};
 
 use deadpool_postgres::{Manager, ManagerConfig, Object, Pool, RecyclingMethod, Transaction};
 use jieqi_core::{ByColor, Color, Outcome};
@@ -25,6 +27,9 @@ use super::decode::{
     FinishColumns, chat_line, finish_columns, finish_from, history_entry, i, rating_changes,
     rating_records, takeback_from, takeback_text, tallies, u,
 };
+use leases::Fence;
+pub use leases::Holder;
+
 use super::{
     BoxFuture, FinishRecord, GameEnd, GameFilter, HistoryEntry, Job, ListKind, MoveRecord, NewGame,
     PlayerResult, RatingChange, RatingRecord, SeatRecord, Store, StoreError, StoredGame, Summary,
@@ -156,6 +161,25 @@ CREATE TABLE chat_mutes (
 -- A standing takeback request, `red:12` (who asked, at how many plies).
 ALTER TABLE games ADD COLUMN takeback TEXT;
 ",
+    "
+-- Several nodes on one database (docs/server.md, \"Several nodes\"): the nodes and
+-- their addresses, and which node serves each live game. A lease is valid until
+-- `expires` (the database's clock, so that the nodes' clocks do not matter); `epoch`
+-- grows at each takeover, and a node's writes to a game are committed only while it
+-- holds the lease at the epoch it took. The key `@lobby` is the seek pool's lease.
+CREATE TABLE nodes (
+  id TEXT PRIMARY KEY,
+  addr TEXT NOT NULL,
+  heartbeat TIMESTAMPTZ NOT NULL
+);
+CREATE TABLE game_leases (
+  game TEXT PRIMARY KEY,
+  node TEXT NOT NULL,
+  epoch BIGINT NOT NULL,
+  expires TIMESTAMPTZ NOT NULL
+);
+CREATE INDEX game_leases_by_node ON game_leases(node);
+",
 ];
 
 /// PostgreSQL storage.
@@ -163,6 +187,9 @@ pub struct PostgresStore {
     pool: Pool,
     writer: Mutex<Option<mpsc::UnboundedSender<Job>>>,
     task: Mutex<Option<tokio::task::JoinHandle<()>>>,
+    /// This node's leases, once it has joined a cluster ([`PostgresStore::join_cluster`]);
+    /// unset, writes are not fenced (a single node).
+    fence: Arc<OnceLock<Fence>>,
 }
 
 fn db(e: tokio_postgres::Error) -> StoreError {
@@ -203,11 +230,13 @@ impl PostgresStore {
         migrate(&mut c).await?;
         drop(c);
         let (tx, rx) = mpsc::unbounded_channel();
-        let task = tokio::spawn(writer_loop(pool.clone(), rx));
+        let fence = Arc::new(OnceLock::new());
+        let task = tokio::spawn(writer_loop(pool.clone(), rx, Arc::clone(&fence)));
         Ok(PostgresStore {
             pool,
             writer: Mutex::new(Some(tx)),
             task: Mutex::new(Some(task)),
+            fence,
         })
     }
 
@@ -272,7 +301,11 @@ async fn migrate(c: &mut Object) -> Result<(), StoreError> {
 
 /// Commits every pending change in one transaction, then answers them all; the
 /// changes that arrive meanwhile form the next group.
-async fn writer_loop(pool: Pool, mut rx: mpsc::UnboundedReceiver<Job>) {
+async fn writer_loop(
+    pool: Pool,
+    mut rx: mpsc::UnboundedReceiver<Job>,
+    fence: Arc<OnceLock<Fence>>,
+) {
     while let Some(first) = rx.recv().await {
         let mut jobs = vec![first];
         while jobs.len() < BATCH {
@@ -282,7 +315,7 @@ async fn writer_loop(pool: Pool, mut rx: mpsc::UnboundedReceiver<Job>) {
             }
         }
         let results = match pool.get().await {
-            Ok(mut c) => commit_batch(&mut c, &jobs).await,
+            Ok(mut c) => commit_batch(&mut c, &jobs, fence.get()).await,
             Err(e) => {
                 let e = pool_error(e);
                 jobs.iter()
@@ -299,7 +332,11 @@ async fn writer_loop(pool: Pool, mut rx: mpsc::UnboundedReceiver<Job>) {
 /// Applies `jobs` in one transaction. Fast path: straight through. If a change is
 /// refused, the transaction is rolled back and the batch applied again with one
 /// savepoint per change, so that only the refused changes fail.
-async fn commit_batch(c: &mut Object, jobs: &[Job]) -> Vec<Result<(), StoreError>> {
+async fn commit_batch(
+    c: &mut Object,
+    jobs: &[Job],
+    fence: Option<&Fence>,
+) -> Vec<Result<(), StoreError>> {
     let all_fail = |e: &StoreError| {
         jobs.iter()
             .map(|_| Err(StoreError::Database(e.to_string())))
@@ -308,7 +345,7 @@ async fn commit_batch(c: &mut Object, jobs: &[Job]) -> Vec<Result<(), StoreError
     let fast: Result<Result<(), StoreError>, StoreError> = async {
         let tx = c.transaction().await.map_err(db)?;
         for (w, _) in jobs {
-            if let Err(e) = apply(&tx, w).await {
+            if let Err(e) = apply(&tx, w, fence).await {
                 tx.rollback().await.map_err(db)?;
                 return Ok(Err(e));
             }
@@ -326,7 +363,7 @@ async fn commit_batch(c: &mut Object, jobs: &[Job]) -> Vec<Result<(), StoreError
         let mut results = Vec::with_capacity(jobs.len());
         for (w, _) in jobs {
             tx.batch_execute("SAVEPOINT one").await.map_err(db)?;
-            let r = apply(&tx, w).await;
+            let r = apply(&tx, w, fence).await;
             if r.is_err() {
                 tx.batch_execute("ROLLBACK TO SAVEPOINT one")
                     .await
@@ -358,7 +395,10 @@ fn level(l: Option<u8>) -> Option<i16> {
     l.map(i16::from)
 }
 
-async fn apply(tx: &Transaction<'_>, w: &Write) -> Result<(), StoreError> {
+async fn apply(tx: &Transaction<'_>, w: &Write, fence: Option<&Fence>) -> Result<(), StoreError> {
+    if let (Some(fence), Some(game)) = (fence, w.game_changed()) {
+        leases::check(tx, fence, game).await?;
+    }
     match w {
         Write::Create(g) => {
             run(
@@ -396,6 +436,9 @@ async fn apply(tx: &Transaction<'_>, w: &Write) -> Result<(), StoreError> {
                 ],
             )
             .await?;
+            if let Some(fence) = fence {
+                leases::take_new(tx, fence, &g.id).await?;
+            }
         }
         Write::CreateUser(u) => {
             let n = run(

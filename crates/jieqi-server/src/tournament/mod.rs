@@ -330,6 +330,12 @@ pub async fn load_all(shared: &Arc<Shared>) -> Result<usize, StoreError> {
         };
         shared.tournaments.index(&e);
         let arc = shared.tournaments.insert(&e);
+        // A node of several that does not direct tournaments only learns which games
+        // are tournament games; the director alone enters results and creates games.
+        if !shared.directs_tournaments() {
+            n += 1;
+            continue;
+        }
         let mut guard = arc.lock().await;
         let mut next = guard.clone();
         let mut changed = false;
@@ -439,6 +445,12 @@ pub fn listen(shared: Arc<Shared>, mut ends: mpsc::UnboundedReceiver<GameEnded>)
             let Some(event) = shared.tournaments.event_of_game(&game) else {
                 continue;
             };
+            // On a node of several, only the director writes tournament state; it
+            // enters this result from the stored game when it next loads them.
+            if !shared.directs_tournaments() {
+                tracing::warn!(tournament = %event, %game, "result left to the directing node");
+                continue;
+            }
             let result = GameResult::from(&outcome);
             let shared = Arc::clone(&shared);
             tokio::spawn(async move {

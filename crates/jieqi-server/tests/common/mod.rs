@@ -80,6 +80,7 @@ pub fn config(db: &Path, engine: jieqi_server::EngineKind) -> Config {
         engine,
         rate_per_sec: 1000.0,
         rate_burst: 2000.0,
+        node: None,
     }
 }
 

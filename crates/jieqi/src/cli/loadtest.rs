@@ -49,6 +49,11 @@ pub struct LoadtestArgs {
     /// sign-ups (`jieqi serve --signups-per-address-hour`).
     #[arg(long, default_value_t = 0)]
     pub accounts: usize,
+    /// A running node of several on one database (docs/server.md, "Several nodes");
+    /// repeat it for each node: game i is created and played through node i mod N.
+    /// The server's CPU and memory are not measured then (they are other processes).
+    #[arg(long = "node", conflicts_with = "addr")]
+    pub nodes: Vec<SocketAddr>,
 }
 
 struct ServerChild {
@@ -508,14 +513,20 @@ pub fn measure(args: LoadtestArgs) -> anyhow::Result<Report> {
     if args.accounts == 1 {
         bail!("--accounts: a rated game needs two different accounts");
     }
-    let server = match args.addr {
+    let external = args.addr.or(args.nodes.first().copied());
+    let server = match external {
         Some(_) => None,
         None => Some(spawn_server(&args.sync, args.games, args.accounts)?),
     };
-    let addr = args
-        .addr
+    let addr = external
         .or(server.as_ref().map(|s| s.addr))
         .ok_or_else(|| anyhow!("no address"))?;
+    // The servers games are spread over: each game is created and played on one.
+    let spread: Arc<[SocketAddr]> = if args.nodes.is_empty() {
+        Arc::from([addr])
+    } else {
+        Arc::from(args.nodes.clone())
+    };
     let pid = server.as_ref().map(|s| s.child.id());
     let rss = || pid.and_then(rss_bytes);
     let rt = tokio::runtime::Builder::new_multi_thread()
@@ -552,9 +563,12 @@ pub fn measure(args: LoadtestArgs) -> anyhow::Result<Report> {
                 let b = (a + 1 + (i / n) % (n - 1)) % n;
                 (accounts[a].clone(), accounts[b].clone())
             });
+            let node = spread[i % spread.len()];
             creators.push(tokio::spawn(async move {
                 let _p = sem.acquire().await?;
-                create_game(addr, pair).await
+                create_game(node, pair)
+                    .await
+                    .map(|(id, red, black)| (node, id, red, black))
             }));
         }
         let mut games = Vec::new();
@@ -570,10 +584,10 @@ pub fn measure(args: LoadtestArgs) -> anyhow::Result<Report> {
         let connect = Arc::new(Semaphore::new(200));
         let mut players = Vec::new();
         let logged_in = !accounts.is_empty();
-        for (id, red, black) in games {
+        for (node, id, red, black) in games {
             for seat in [red, black] {
                 players.push(tokio::spawn(player(
-                    addr,
+                    node,
                     id.clone(),
                     seat,
                     Arc::clone(&connect),
@@ -792,6 +806,7 @@ mod tests {
             think_ms: 50,
             sync: "normal".into(),
             accounts: 0,
+            nodes: Vec::new(),
         })
         .unwrap();
         rt.block_on(server.shutdown());
@@ -824,6 +839,7 @@ mod tests {
             think_ms: 50,
             sync: "normal".into(),
             accounts: 3,
+            nodes: Vec::new(),
         })
         .unwrap();
         rt.block_on(server.shutdown());
@@ -836,5 +852,50 @@ mod tests {
             "every game ends rated: {report:?}"
         );
         assert!(report.resigned > 0, "{report:?}");
+    }
+
+    /// With `--node` twice: the games are spread over two nodes of one PostgreSQL
+    /// database, each played on the node that created it (`JIEQI_TEST_PG`).
+    #[test]
+    fn a_short_run_spreads_games_over_nodes() {
+        let rt = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .unwrap();
+        let test = "a_short_run_spreads_games_over_nodes";
+        let Some(url) = rt.block_on(jieqi_server::store::test_database(test)) else {
+            return;
+        };
+        let node = || jieqi_server::Config {
+            addr: SocketAddr::from(([127, 0, 0, 1], 0)),
+            db: url.clone().into(),
+            engine: jieqi_server::EngineKind::Greedy,
+            node: Some(jieqi_server::node::NodeConfig {
+                addr: "127.0.0.1:0".into(),
+                lease: Duration::from_secs(10),
+            }),
+            ..jieqi_server::Config::default()
+        };
+        let a = rt.block_on(jieqi_server::Server::start(node())).unwrap();
+        let b = rt.block_on(jieqi_server::Server::start(node())).unwrap();
+        let report = measure(LoadtestArgs {
+            games: 4,
+            addr: None,
+            duration: 2,
+            think_ms: 50,
+            sync: "normal".into(),
+            accounts: 0,
+            nodes: vec![a.addr, b.addr],
+        })
+        .unwrap();
+        assert_eq!((report.joined, report.failures), (8, 0), "{report:?}");
+        assert_eq!(report.errors, 0, "{report:?}");
+        assert!(report.moves >= 8, "{report:?}");
+        // Half the games on each node, none relayed.
+        assert_eq!(a.shared.registry.len(), 2);
+        assert_eq!(b.shared.registry.len(), 2);
+        rt.block_on(a.shutdown());
+        rt.block_on(b.shutdown());
     }
 }

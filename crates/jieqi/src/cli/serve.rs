@@ -58,6 +58,15 @@ pub struct ServeArgs {
     /// proxy, or for `jieqi loadtest --accounts`).
     #[arg(long, env = "JIEQI_SIGNUPS_PER_ADDRESS_HOUR", default_value_t = Limits::default().signups_per_address_hour)]
     pub signups_per_address_hour: usize,
+    /// Run as one node of several on one PostgreSQL database, reachable by the other
+    /// nodes at this `HOST:PORT` (port 0: the port `--addr` listens on). Without it,
+    /// this server is the only one of its database (docs/server.md, "Several nodes").
+    #[arg(long, env = "JIEQI_NODE_ADDR")]
+    pub node_addr: Option<String>,
+    /// Seconds a node's lease on its games lasts without renewal: how long the games
+    /// of a dead node wait before another node takes them over (needs --node-addr).
+    #[arg(long, env = "JIEQI_LEASE_SECS", default_value_t = 10, requires = "node_addr", value_parser = clap::value_parser!(u64).range(1..=3600))]
+    pub lease_secs: u64,
 }
 
 fn parse_engine(s: &str) -> Result<EngineKind, String> {
@@ -78,6 +87,13 @@ impl ServeArgs {
             engine_threads: self.engine_threads.max(1),
             engine: self.engine,
             abandon_ms: self.abandon_secs.saturating_mul(1000),
+            node: self
+                .node_addr
+                .as_ref()
+                .map(|addr| jieqi_server::node::NodeConfig {
+                    addr: addr.clone(),
+                    lease: Duration::from_secs(self.lease_secs),
+                }),
             ..Config::default()
         }
     }
