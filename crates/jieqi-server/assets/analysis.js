@@ -101,9 +101,9 @@ function scoreText(score, turn) {
 const STATE_CHANGES = new Set(['move', 'end', 'draw', 'rematch', 'takeback']);
 
 /** Follows a live game over the game socket `/ws` (docs/protocol.md §3): joined with
- * the seat's token as that player, without as a spectator, so that each move arrives
- * as this viewer may see it and never more (the server writes every message for its
- * receiver). `on.state(d)` for every `state` (the join's answer, a resync, plies taken
+ * the seat's token and `watch` as that player's view (never his presence, never acting
+ * for him), without as a spectator, so that each move arrives as this viewer may see
+ * it and never more (the server writes every message for its receiver). `on.state(d)` for every `state` (the join's answer, a resync, plies taken
  * back, the full moves after the end), `on.move(ply)`, `on.end(end)`, `on.error(d)`
  * when the game cannot be followed. Reconnects while `alive()`. */
 function followGame(gameId, seat, on, alive) {
@@ -125,7 +125,9 @@ function followGame(gameId, seat, on, alive) {
     ws = new WebSocket(`${proto}://${location.host}/ws`);
     ws.onopen = () => {
       backoff = 500;
-      send('join', { game: gameId, token: seat || null });
+      // `watch`: the seat's view, but not the seat's presence (the player's own tab on
+      // the game decides whether he is away).
+      send('join', { game: gameId, token: seat || null, watch: true });
       clearInterval(ping);
       ping = setInterval(() => send('ping', { ts: Date.now() }), 25000);
     };

@@ -34,6 +34,7 @@ enum Cmd {
     Join {
         conn: ConnId,
         token: Option<String>,
+        watch: bool,
         user: Option<String>,
         addr: Option<IpAddr>,
         outbox: Outbox,
@@ -77,12 +78,13 @@ impl GameHandle {
     }
 
     /// Joins connection `conn` of account `user` (if logged in) from address `addr`
-    /// with a seat token (or as a spectator); its messages go to `outbox`. As whom it
-    /// joined, or why not.
+    /// with a seat token (or as a spectator), only watching with `watch`; its messages
+    /// go to `outbox`. As whom it joined, or why not.
     pub async fn join(
         &self,
         conn: ConnId,
         token: Option<String>,
+        watch: bool,
         user: Option<String>,
         addr: Option<IpAddr>,
         outbox: Outbox,
@@ -90,6 +92,7 @@ impl GameHandle {
         self.ask(|reply| Cmd::Join {
             conn,
             token,
+            watch,
             user,
             addr,
             outbox,
@@ -216,6 +219,7 @@ impl Shell {
             Cmd::Join {
                 conn,
                 token,
+                watch,
                 user,
                 addr,
                 outbox,
@@ -226,6 +230,7 @@ impl Shell {
                 Input::Join {
                     conn,
                     token,
+                    watch,
                     user,
                     addr,
                 }

@@ -119,7 +119,7 @@ impl Session {
                 reply(inbox, ClientOut::Pong(PongOut { ts })).await;
                 Ok(())
             }
-            ClientIn::Join { game, token } => {
+            ClientIn::Join { game, token, watch } => {
                 if self.game.is_some() {
                     return Err((
                         t,
@@ -148,6 +148,7 @@ impl Session {
                         .join(
                             self.conn,
                             token.clone(),
+                            watch,
                             self.user.clone(),
                             self.addr,
                             self.outbox.clone(),

@@ -56,8 +56,7 @@ impl Room {
     fn players_out(&self, now: Now) -> knowledge::ByColorOut<SeatOut> {
         let seat = |c: Color| {
             let s = &self.seats[c];
-            let connected =
-                s.engine.is_some() || self.conns.values().any(|v| *v == Viewer::Player(c));
+            let connected = s.engine.is_some() || self.seat_connected(c);
             SeatOut {
                 kind: if s.engine.is_some() {
                     "engine"
