@@ -184,11 +184,26 @@ impl Shell {
         let mut idle_since = Instant::now();
         let stop = Shared::stopped(self.shared.stop_signal());
         tokio::pin!(stop);
+        // One timer, moved only when the next deadline changes (not made anew for every
+        // command: a timer-wheel insertion and removal per message).
+        let timer = sleep_until(Instant::now());
+        tokio::pin!(timer);
+        let mut armed: Option<Instant> = None;
         loop {
             let deadline = self.room.deadline();
             let idle = (self.room.status() == crate::room::Status::Finished
                 && self.room.connections() == 0)
                 .then_some(idle_since + IDLE_FINISHED);
+            let next = match (deadline, idle) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
+            };
+            if let Some(at) = next
+                && armed != next
+            {
+                timer.as_mut().reset(at);
+            }
+            armed = next;
             tokio::select! {
                 cmd = rx.recv() => match cmd {
                     Some(cmd) => {
@@ -199,12 +214,16 @@ impl Shell {
                     }
                     None => break,
                 },
-                _ = sleep_until(deadline.unwrap_or_else(Instant::now)), if deadline.is_some() => {
-                    self.input(Input::Tick).await;
-                }
-                _ = sleep_until(idle.unwrap_or_else(Instant::now)), if idle.is_some() => {
-                    self.shared.registry.remove(self.room.id());
-                    break;
+                () = &mut timer, if armed.is_some() => {
+                    // Fired: set again on the next turn, whatever is due then.
+                    armed = None;
+                    let now = Instant::now();
+                    if deadline.is_some_and(|d| d <= now) {
+                        self.input(Input::Tick).await;
+                    } else if idle.is_some_and(|d| d <= now) {
+                        self.shared.registry.remove(self.room.id());
+                        break;
+                    }
                 }
                 _ = &mut stop => break,
             }
