@@ -1292,7 +1292,12 @@ impl Room {
             self.status = Status::Finished;
         }
         self.version += 1;
-        self.broadcast_with(|r, v| r.move_out(v, &plies[viewer_index(v)], now));
+        // Each kind of viewer's message is built once and takes its ply (no copy).
+        let plies = plies.map(|p| std::cell::Cell::new(Some(p)));
+        self.broadcast_with(|r, v| {
+            let ply = plies[viewer_index(v)].take().unwrap_or_default();
+            r.move_out(v, ply, now)
+        });
         if outcome.is_some() {
             self.version += 1;
             self.broadcast_end();

@@ -172,10 +172,10 @@ impl Room {
         }))
     }
 
-    pub(super) fn move_out(&self, v: Viewer, ply: &PlyOut, now: Now) -> ClientOut {
+    pub(super) fn move_out(&self, v: Viewer, ply: PlyOut, now: Now) -> ClientOut {
         let pos = self.views.get(v);
         ClientOut::Move(Box::new(MoveOut {
-            ply: ply.clone(),
+            ply,
             fen: pos.fen(),
             turn: pos.turn().name(),
             check: pos.is_check(),
