@@ -538,16 +538,27 @@ fn apply(tx: &Connection, w: &Write) -> Result<(), StoreError> {
         }
         Write::Move { id, mv, finish } => {
             // Stored only as the next ply of a game not over; the game's row is read,
-            // not written.
-            let n = run(
-                tx,
-                "INSERT INTO moves (game, n, uci, red_ms, black_ms, at_ms)
-                 SELECT ?1, ?2, ?3, ?4, ?5, ?6 FROM games
-                 WHERE id = ?1 AND result IS NULL
-                   AND NOT EXISTS (SELECT 1 FROM moves WHERE game = ?1 AND n >= ?2)
-                   AND (?2 = 1 OR EXISTS (SELECT 1 FROM moves WHERE game = ?1 AND n = ?2 - 1))",
-                params![id, mv.n, mv.uci, i(mv.red_ms), i(mv.black_ms), i(mv.at_ms)],
-            )?;
+            // not written. The check is a query of its own and the insert a plain
+            // one-row INSERT: an INSERT … SELECT makes SQLite keep a statement journal
+            // (a copy of each page it changes) for every move.
+            let next: bool = tx
+                .prepare_cached(
+                    "SELECT EXISTS (SELECT 1 FROM games WHERE id = ?1 AND result IS NULL)
+                       AND NOT EXISTS (SELECT 1 FROM moves WHERE game = ?1 AND n >= ?2)
+                       AND (?2 = 1 OR EXISTS (SELECT 1 FROM moves WHERE game = ?1 AND n = ?2 - 1))",
+                )
+                .and_then(|mut st| st.query_row(params![id, mv.n], |r| r.get(0)))
+                .map_err(db)?;
+            let n = if next {
+                run(
+                    tx,
+                    "INSERT INTO moves (game, n, uci, red_ms, black_ms, at_ms)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                    params![id, mv.n, mv.uci, i(mv.red_ms), i(mv.black_ms), i(mv.at_ms)],
+                )?
+            } else {
+                0
+            };
             if n != 1 {
                 return Err(StoreError::Database(format!(
                     "game {id}: move {} is out of order or the game is over",
