@@ -1269,6 +1269,51 @@ mod tests {
     use crate::store::tests::{finished, new_game};
     use jieqi_core::{Reason, RuleSet};
 
+    /// Group commit under concurrency answers each write with its own result, and only
+    /// once it is committed: many games writing at once on a multi-threaded runtime,
+    /// each next move sent only after the last was answered (as a game does), each
+    /// answer followed by a read that must find it, and a write out of order among them
+    /// refused alone.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn grouped_answers_reach_their_writes_after_the_commit() {
+        let dir = tempfile::tempdir().unwrap();
+        let s = std::sync::Arc::new(
+            SqliteStore::open(&dir.path().join("t.db"), SyncMode::Normal).unwrap(),
+        );
+        let games: Vec<String> = (0..40).map(|i| format!("g{i:02}")).collect();
+        for id in &games {
+            s.write(Write::Create(Box::new(new_game(id)))).await.unwrap();
+        }
+        let mut tasks = Vec::new();
+        for (i, id) in games.iter().enumerate() {
+            let (s, id) = (std::sync::Arc::clone(&s), id.clone());
+            tasks.push(tokio::spawn(async move {
+                for n in 1..=12u32 {
+                    // Game 7 tries to skip ply 6: refused, and nothing else is.
+                    let n_sent = if i == 7 && n == 6 { 7 } else { n };
+                    let w = Write::Move {
+                        id: id.clone(),
+                        mv: crate::store::tests::mv(n_sent),
+                        finish: None,
+                    };
+                    let r = s.write(w).await;
+                    if n_sent != n {
+                        assert!(r.is_err(), "{id}: ply {n_sent} out of order was stored");
+                        return;
+                    }
+                    r.unwrap_or_else(|e| panic!("{id} ply {n}: {e}"));
+                    let stored = s.load(&id).await.unwrap().unwrap();
+                    assert_eq!(stored.moves.len(), n as usize, "{id}: answered before stored");
+                }
+            }));
+        }
+        for t in tasks {
+            t.await.unwrap();
+        }
+        assert_eq!(s.load("g07").await.unwrap().unwrap().moves.len(), 5);
+        assert_eq!(s.load("g39").await.unwrap().unwrap().moves.len(), 12);
+    }
+
     async fn token(s: &SqliteStore, id: &str) -> Option<String> {
         s.load(id).await.unwrap().unwrap().new.invite_token
     }
