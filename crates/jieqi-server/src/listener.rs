@@ -255,7 +255,10 @@ mod tests {
         let mut got = Vec::new();
         let mut b = [0u8; 8];
         while got.len() < 40 {
-            let n = ours.read(&mut b).await.expect("a talking peer is never idle");
+            let n = ours
+                .read(&mut b)
+                .await
+                .expect("a talking peer is never idle");
             got.extend_from_slice(&b[..n]);
         }
         assert_eq!(got, (0..40).collect::<Vec<u8>>());

@@ -424,7 +424,9 @@ async fn a_watching_analysis_tab_is_not_its_seats_presence() {
     assert!(ev["d"]["legal"].as_array().is_some_and(|l| !l.is_empty()));
     // But it cannot play for Black.
     let legal = ev["d"]["legal"][0].as_str().unwrap().to_string();
-    tab.send("move", json!({ "uci": legal }), None).await.unwrap();
+    tab.send("move", json!({ "uci": legal }), None)
+        .await
+        .unwrap();
     expect_error(&mut tab, "not_a_player").await;
     // Black closes the game; only the analysis tab stays.
     black.close().await;

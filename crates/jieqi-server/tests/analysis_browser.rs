@@ -312,7 +312,10 @@ fn a_takeback_leaves_the_followed_line() {
     });
     b.wait_for("#var-tree > .var-move.current[data-ply='3']");
     b.wait_for("#follow-live[data-state='following']");
-    assert!(node_at(4).is_null(), "the taken-back ply left the main line");
+    assert!(
+        node_at(4).is_null(),
+        "the taken-back ply left the main line"
+    );
     let in_tree = b.script(
         "return document.querySelector(`#var-tree [data-node='${arguments[0]}']`) !== null;",
         json!([king_move]),
@@ -322,7 +325,10 @@ fn a_takeback_leaves_the_followed_line() {
 
     // Black plays another move: it is the line's ply 4, and the board follows it.
     rt.block_on(async {
-        black.send("move", json!({ "uci": "c6c5" }), None).await.unwrap();
+        black
+            .send("move", json!({ "uci": "c6c5" }), None)
+            .await
+            .unwrap();
         common::move_event(&mut red, 4).await;
     });
     b.wait_for("#var-tree > .var-move.current[data-ply='4']");

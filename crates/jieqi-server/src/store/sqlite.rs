@@ -1282,7 +1282,9 @@ mod tests {
         );
         let games: Vec<String> = (0..40).map(|i| format!("g{i:02}")).collect();
         for id in &games {
-            s.write(Write::Create(Box::new(new_game(id)))).await.unwrap();
+            s.write(Write::Create(Box::new(new_game(id))))
+                .await
+                .unwrap();
         }
         let mut tasks = Vec::new();
         for (i, id) in games.iter().enumerate() {
@@ -1303,7 +1305,11 @@ mod tests {
                     }
                     r.unwrap_or_else(|e| panic!("{id} ply {n}: {e}"));
                     let stored = s.load(&id).await.unwrap().unwrap();
-                    assert_eq!(stored.moves.len(), n as usize, "{id}: answered before stored");
+                    assert_eq!(
+                        stored.moves.len(),
+                        n as usize,
+                        "{id}: answered before stored"
+                    );
                 }
             }));
         }
