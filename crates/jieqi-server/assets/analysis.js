@@ -101,10 +101,11 @@ function scoreText(score, turn) {
 const STATE_CHANGES = new Set(['move', 'end', 'draw', 'rematch', 'takeback']);
 
 /** Follows a live game over the game socket `/ws` (docs/protocol.md §3): joined with
- * the seat's token as that player, without as a spectator, so that each move arrives
- * as this viewer may see it and never more (the server writes every message for its
- * receiver). `on.state(d)` for every `state` (the join's answer, a resync, plies taken
- * back, the full moves after the end), `on.move(ply)`, `on.end(end)`, `on.error(d)`
+ * the seat's token and `watch` as that player's view (never his presence, never acting
+ * for him), without as a spectator, so that each move arrives as this viewer may see
+ * it and never more (the server writes every message for its receiver).
+ * `on.state(d)` for every `state` (the join's answer, a resync, plies taken back, the
+ * full moves after the end), `on.move(ply)`, `on.end(end)`, `on.error(d)`
  * when the game cannot be followed. Reconnects while `alive()`. */
 function followGame(gameId, seat, on, alive) {
   let ws = null;
@@ -125,7 +126,9 @@ function followGame(gameId, seat, on, alive) {
     ws = new WebSocket(`${proto}://${location.host}/ws`);
     ws.onopen = () => {
       backoff = 500;
-      send('join', { game: gameId, token: seat || null });
+      // `watch`: the seat's view, but not the seat's presence (the player's own tab on
+      // the game decides whether he is away).
+      send('join', { game: gameId, token: seat || null, watch: true });
       clearInterval(ping);
       ping = setInterval(() => send('ping', { ts: Date.now() }), 25000);
     };
@@ -297,12 +300,14 @@ export async function showAnalysis(main, { gameId = null, ply = null, seat = nul
   // the end, when captures may be told in full).
   function onLiveState(d) {
     const wasLive = following;
+    let same = 0;
+    while (same < d.moves.length && same < gameNodes.length && samePly(gameNodes[same].ply, d.moves[same])) same += 1;
+    const lost = same < gameNodes.length && takenBack(same);
     d.moves.forEach((p, i) => {
       const known = gameNodes[i];
-      if (known && samePly(known.ply, p) && known.ply.uci === p.uci) return;
+      if (known && known.ply.uci === p.uci) return;
       gameMove(i, p);
     });
-    if (gameNodes.length > d.moves.length) gameNodes.length = d.moves.length;
     viewer = d.you;
     if (d.status === 'finished') {
       endLive();
@@ -314,8 +319,25 @@ export async function showAnalysis(main, { gameId = null, ply = null, seat = nul
         feed.stop();
       }
     }
-    if (wasLive && current !== liveNode()) go(liveNode());
+    if ((wasLive || lost) && current !== liveNode()) go(liveNode());
     else renderSide();
+  }
+
+  // The game keeps only its first `keep` plies (a takeback): the plies after leave the
+  // main line. They go from the tree, unless the user had made moves of his own from
+  // one of them: then the first of them stays, as a side line. True when the board
+  // was on a ply that went.
+  function takenBack(keep) {
+    const gone = gameNodes.slice(keep);
+    gameNodes.length = keep;
+    const first = gone[0];
+    const parent = first.parent;
+    parent.children.splice(parent.children.indexOf(first), 1);
+    const own = (n) => n.children.some((c) => !gone.includes(c) || own(c));
+    if (own(first)) parent.children.push(first);
+    let inside = false;
+    for (let n = current; n; n = n.parent) if (n === first) inside = true;
+    return inside && !parent.children.includes(first);
   }
 
   function onLiveMove(p) {

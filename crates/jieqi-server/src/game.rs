@@ -34,6 +34,7 @@ enum Cmd {
     Join {
         conn: ConnId,
         token: Option<String>,
+        watch: bool,
         user: Option<String>,
         addr: Option<IpAddr>,
         outbox: Outbox,
@@ -79,12 +80,13 @@ impl GameHandle {
     }
 
     /// Joins connection `conn` of account `user` (if logged in) from address `addr`
-    /// with a seat token (or as a spectator); its messages go to `outbox`. As whom it
-    /// joined, or why not.
+    /// with a seat token (or as a spectator), only watching with `watch`; its messages
+    /// go to `outbox`. As whom it joined, or why not.
     pub async fn join(
         &self,
         conn: ConnId,
         token: Option<String>,
+        watch: bool,
         user: Option<String>,
         addr: Option<IpAddr>,
         outbox: Outbox,
@@ -92,6 +94,7 @@ impl GameHandle {
         self.ask(|reply| Cmd::Join {
             conn,
             token,
+            watch,
             user,
             addr,
             outbox,
@@ -193,6 +196,11 @@ impl Shell {
         let mut idle_since = Instant::now();
         let stop = Shared::stopped(self.shared.stop_signal());
         tokio::pin!(stop);
+        // One timer, moved only when the next deadline changes (not made anew for every
+        // command: a timer-wheel insertion and removal per message).
+        let timer = sleep_until(Instant::now());
+        tokio::pin!(timer);
+        let mut armed: Option<Instant> = None;
         loop {
             if self.fenced {
                 tracing::warn!(game = %self.room.id(), "served by another node now: stopped here");
@@ -203,6 +211,16 @@ impl Shell {
             let idle = (self.room.status() == crate::room::Status::Finished
                 && self.room.connections() == 0)
                 .then_some(idle_since + IDLE_FINISHED);
+            let next = match (deadline, idle) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
+            };
+            if let Some(at) = next
+                && armed != next
+            {
+                timer.as_mut().reset(at);
+            }
+            armed = next;
             tokio::select! {
                 cmd = rx.recv() => match cmd {
                     Some(Cmd::Release) => self.fenced = true,
@@ -214,17 +232,21 @@ impl Shell {
                     }
                     None => break,
                 },
-                _ = sleep_until(deadline.unwrap_or_else(Instant::now)), if deadline.is_some() => {
-                    self.input(Input::Tick).await;
-                }
-                _ = sleep_until(idle.unwrap_or_else(Instant::now)), if idle.is_some() => {
-                    self.shared.registry.remove(self.room.id());
-                    if let Some(node) = &self.shared.node
-                        && let Err(e) = node.store.release(self.room.id()).await
-                    {
-                        tracing::warn!(game = %self.room.id(), "giving the lease up: {e}");
+                () = &mut timer, if armed.is_some() => {
+                    // Fired: set again on the next turn, whatever is due then.
+                    armed = None;
+                    let now = Instant::now();
+                    if deadline.is_some_and(|d| d <= now) {
+                        self.input(Input::Tick).await;
+                    } else if idle.is_some_and(|d| d <= now) {
+                        self.shared.registry.remove(self.room.id());
+                        if let Some(node) = &self.shared.node
+                            && let Err(e) = node.store.release(self.room.id()).await
+                        {
+                            tracing::warn!(game = %self.room.id(), "giving the lease up: {e}");
+                        }
+                        break;
                     }
-                    break;
                 }
                 _ = &mut stop => break,
             }
@@ -239,6 +261,7 @@ impl Shell {
             Cmd::Join {
                 conn,
                 token,
+                watch,
                 user,
                 addr,
                 outbox,
@@ -249,6 +272,7 @@ impl Shell {
                 Input::Join {
                     conn,
                     token,
+                    watch,
                     user,
                     addr,
                 }

@@ -43,7 +43,7 @@ pub struct PlyMeta {
 }
 
 /// One ply as a receiver may see it.
-#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, Serialize, PartialEq, Eq)]
 pub struct PlyOut {
     /// Ply number (1 = Red's first move).
     pub n: usize,

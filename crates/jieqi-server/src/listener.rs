@@ -82,6 +82,11 @@ impl Drop for Counted {
 pub struct IdleTimeout<S> {
     inner: S,
     idle: Duration,
+    /// When something was last read.
+    last_read: Instant,
+    /// Fires at `idle` after some read, not necessarily the last: moving the timer at
+    /// every read (a timer-wheel update per message) cost more than checking
+    /// `last_read` when it fires and moving it on then.
     timer: Pin<Box<Sleep>>,
 }
 
@@ -91,7 +96,23 @@ impl<S> IdleTimeout<S> {
         IdleTimeout {
             inner,
             idle,
+            last_read: Instant::now(),
             timer: Box::pin(tokio::time::sleep(idle)),
+        }
+    }
+
+    /// Whether the connection has been idle too long; when the timer fired early (a
+    /// read came since it was set), it is set again for `idle` after that read.
+    fn poll_idle(&mut self, cx: &mut Context<'_>) -> bool {
+        loop {
+            if self.timer.as_mut().poll(cx).is_pending() {
+                return false;
+            }
+            let due = self.last_read + self.idle;
+            if due <= Instant::now() {
+                return true;
+            }
+            self.timer.as_mut().reset(due);
         }
     }
 }
@@ -106,18 +127,12 @@ impl<S: AsyncRead + Unpin> AsyncRead for IdleTimeout<S> {
         match Pin::new(&mut self.inner).poll_read(cx, buf) {
             Poll::Ready(r) => {
                 if buf.filled().len() > before {
-                    let at = Instant::now() + self.idle;
-                    self.timer.as_mut().reset(at);
+                    self.last_read = Instant::now();
                 }
                 Poll::Ready(r)
             }
-            Poll::Pending => match self.timer.as_mut().poll(cx) {
-                Poll::Ready(()) => Poll::Ready(Err(io::Error::new(
-                    io::ErrorKind::TimedOut,
-                    "idle connection",
-                ))),
-                Poll::Pending => Poll::Pending,
-            },
+            Poll::Pending if self.poll_idle(cx) => Poll::Ready(Err(idle_error())),
+            Poll::Pending => Poll::Pending,
         }
     }
 }
@@ -131,14 +146,8 @@ impl<S: AsyncWrite + Unpin> AsyncWrite for IdleTimeout<S> {
         // A peer that reads nothing (its window full) and sends nothing either is as
         // gone as a silent one: a write waiting on it fails at the same deadline.
         match Pin::new(&mut self.inner).poll_write(cx, buf) {
-            Poll::Pending => match self.timer.as_mut().poll(cx) {
-                Poll::Ready(()) => Poll::Ready(Err(io::Error::new(
-                    io::ErrorKind::TimedOut,
-                    "idle connection",
-                ))),
-                Poll::Pending => Poll::Pending,
-            },
-            ready => ready,
+            Poll::Pending if self.poll_idle(cx) => Poll::Ready(Err(idle_error())),
+            other => other,
         }
     }
 
@@ -149,6 +158,10 @@ impl<S: AsyncWrite + Unpin> AsyncWrite for IdleTimeout<S> {
     fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
         Pin::new(&mut self.inner).poll_shutdown(cx)
     }
+}
+
+fn idle_error() -> io::Error {
+    io::Error::new(io::ErrorKind::TimedOut, "idle connection")
 }
 
 /// Accepts and serves connections until shutdown begins, then lets every open
@@ -217,5 +230,43 @@ async fn serve_connection(tcp: TcpStream, peer: SocketAddr, app: axum::Router, s
             conn.as_mut().graceful_shutdown();
             let _ = tokio::time::timeout(Duration::from_secs(5), conn).await;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+    /// A peer that keeps talking is never cut off, over many idle periods (the timer is
+    /// moved on lazily when it fires); once it falls silent, the read fails.
+    #[tokio::test]
+    async fn only_a_silent_peer_times_out() {
+        let idle = Duration::from_millis(150);
+        let (mut peer, ours) = tokio::io::duplex(64);
+        let mut ours = IdleTimeout::new(ours, idle);
+        let talker = tokio::spawn(async move {
+            for i in 0..40u8 {
+                peer.write_all(&[i]).await.unwrap();
+                tokio::time::sleep(Duration::from_millis(20)).await;
+            }
+            peer // kept open, silent
+        });
+        let mut got = Vec::new();
+        let mut b = [0u8; 8];
+        while got.len() < 40 {
+            let n = ours
+                .read(&mut b)
+                .await
+                .expect("a talking peer is never idle");
+            got.extend_from_slice(&b[..n]);
+        }
+        assert_eq!(got, (0..40).collect::<Vec<u8>>());
+        let _peer = talker.await.unwrap();
+        let e = tokio::time::timeout(Duration::from_secs(5), ours.read(&mut b))
+            .await
+            .expect("a silent peer times out")
+            .unwrap_err();
+        assert_eq!(e.kind(), io::ErrorKind::TimedOut);
     }
 }

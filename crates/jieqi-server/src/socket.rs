@@ -10,8 +10,7 @@ use std::pin::Pin;
 use std::time::Duration;
 
 use axum::extract::ws::{CloseFrame, Message, Utf8Bytes, WebSocket};
-use futures_util::stream::{SplitSink, SplitStream};
-use futures_util::{SinkExt, StreamExt};
+use futures_util::StreamExt;
 use tokio::sync::mpsc;
 use tokio::time::{Instant, Interval};
 use tokio_tungstenite::tungstenite;
@@ -103,8 +102,9 @@ impl std::fmt::Display for Refusal {
 
 /// One WebSocket's reading side with the limits, and its writing side.
 pub struct Inbox {
-    sink: SplitSink<WebSocket, Message>,
-    stream: SplitStream<WebSocket>,
+    /// Read and written by this one task, so never split: a split socket takes a lock
+    /// (`BiLock`) on every read and write.
+    socket: WebSocket,
     outbox: mpsc::Receiver<Utf8Bytes>,
     stop: Pin<Box<dyn Future<Output = ()> + Send>>,
     bucket: Bucket,
@@ -126,14 +126,12 @@ impl Inbox {
     /// Takes over `socket` with the server's limits; the sender queues messages to it
     /// (the game's and the lobby's tasks, a running analysis).
     pub fn new(socket: WebSocket, shared: &Shared) -> (Inbox, mpsc::Sender<Utf8Bytes>) {
-        let (sink, stream) = socket.split();
         let (tx, outbox) = mpsc::channel(OUTBOX);
         // The server pings; a client that has sent nothing at all (not even the pong)
         // for a ping interval plus the pong timeout is gone.
         let every = shared.limits.ws_ping_interval;
         let inbox = Inbox {
-            sink,
-            stream,
+            socket,
             outbox,
             stop: Box::pin(Shared::stopped(shared.stop_signal())),
             bucket: Bucket::new(shared.config.rate_per_sec, shared.config.rate_burst),
@@ -148,7 +146,7 @@ impl Inbox {
 
     /// Sends a text message; false if the socket is gone.
     pub async fn send(&mut self, text: Utf8Bytes) -> bool {
-        self.sink.send(Message::Text(text)).await.is_ok()
+        self.socket.send(Message::Text(text)).await.is_ok()
     }
 
     /// The next text message to handle, or why the connection is over (for the log).
@@ -175,7 +173,7 @@ impl Inbox {
     async fn next(&mut self) -> Event {
         loop {
             tokio::select! {
-                incoming = self.stream.next() => {
+                incoming = self.socket.next() => {
                     let msg = match incoming {
                         Some(Ok(m)) => {
                             self.last_heard = Instant::now();
@@ -185,7 +183,7 @@ impl Inbox {
                         // the frame is unread), but it can still be told why it is
                         // closed.
                         Some(Err(e)) if is_too_big(&e) => {
-                            let _ = self.sink.send(close(CLOSE_TOO_BIG, "message too big")).await;
+                            let _ = self.socket.send(close(CLOSE_TOO_BIG, "message too big")).await;
                             return Event::Closed("message too big");
                         }
                         Some(Err(e)) => {
@@ -210,21 +208,21 @@ impl Inbox {
                     // Whoever fed the queue dropped this connection (too slow, or
                     // its game is served by another node now): it must reconnect.
                     None => {
-                        let _ = self.sink.send(close(CLOSE_TRY_AGAIN, "reconnect")).await;
+                        let _ = self.socket.send(close(CLOSE_TRY_AGAIN, "reconnect")).await;
                         return Event::Closed("dropped");
                     }
                 },
                 _ = self.ping.tick() => {
                     if self.last_heard.elapsed() > self.silence {
-                        let _ = self.sink.send(close(CLOSE_GOING_AWAY, "no answer to ping")).await;
+                        let _ = self.socket.send(close(CLOSE_GOING_AWAY, "no answer to ping")).await;
                         return Event::Closed("ping timeout");
                     }
-                    if self.sink.send(Message::Ping(Default::default())).await.is_err() {
+                    if self.socket.send(Message::Ping(Default::default())).await.is_err() {
                         return Event::Closed("gone");
                     }
                 }
                 _ = &mut self.stop => {
-                    let _ = self.sink.send(close(CLOSE_GOING_AWAY, "server shutting down")).await;
+                    let _ = self.socket.send(close(CLOSE_GOING_AWAY, "server shutting down")).await;
                     return Event::Closed("server shutting down");
                 }
             }
@@ -238,7 +236,7 @@ impl Inbox {
         }
         self.dropped += 1;
         if self.dropped > MAX_DROPPED {
-            let _ = self.sink.send(close(CLOSE_POLICY, "rate limit")).await;
+            let _ = self.socket.send(close(CLOSE_POLICY, "rate limit")).await;
             self.drain().await;
             return Event::Closed("rate limit");
         }
@@ -249,7 +247,7 @@ impl Inbox {
     /// close frame, for at most two seconds, so that closing with unread data does not
     /// reset the connection and destroy the replies already sent.
     async fn drain(&mut self) {
-        let stream = &mut self.stream;
+        let stream = &mut self.socket;
         let _ = tokio::time::timeout(Duration::from_secs(2), async {
             while let Some(Ok(m)) = stream.next().await {
                 if matches!(m, Message::Close(_)) {

@@ -145,6 +145,7 @@ impl Session {
         &mut self,
         game: &str,
         token: Option<String>,
+        watch: bool,
         text: &str,
     ) -> Result<(), ProtoError> {
         let until = Instant::now() + join_patience(&self.shared);
@@ -190,6 +191,7 @@ impl Session {
                 .join(
                     self.conn,
                     token.clone(),
+                    watch,
                     self.user.clone(),
                     self.addr,
                     self.outbox.clone(),
@@ -259,7 +261,7 @@ impl Session {
                 reply(inbox, ClientOut::Pong(PongOut { ts })).await;
                 Ok(())
             }
-            ClientIn::Join { game, token } => {
+            ClientIn::Join { game, token, watch } => {
                 if self.game.is_some() {
                     return Err((
                         t,
@@ -269,7 +271,7 @@ impl Session {
                         ),
                     ));
                 }
-                self.join(&game, token, text).await.map_err(|e| (t, e))
+                self.join(&game, token, watch, text).await.map_err(|e| (t, e))
             }
             msg => {
                 let Some(game) = &self.game else {

@@ -10,7 +10,7 @@ use std::time::Duration;
 use common::*;
 use futures_util::{SinkExt, StreamExt};
 use jieqi_core::START_FEN;
-use jieqi_server::client::http;
+use jieqi_server::client::{WsClient, http};
 use jieqi_server::{EngineKind, Server};
 use serde_json::{Value, json};
 use tokio_tungstenite::tungstenite::Message;
@@ -384,6 +384,65 @@ async fn a_followed_live_game_never_tells_a_follower_more_than_his_view() {
         (moves[0]["captured"].as_str(), moves[1]["captured"].as_str()),
         (Some("x"), Some("X"))
     );
+    server.shutdown().await;
+}
+
+/// A player's analysis board follows his own game with `watch`: it gets the seat's
+/// view, but it is not the seat's presence. When he closes the game itself, his seat
+/// shows as away and the opponent may claim the abandonment, however long the
+/// analysis tab stays open; the tab cannot act for the seat either.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_watching_analysis_tab_is_not_its_seats_presence() {
+    let (server, _dir) = start(400).await;
+    let addr = server.addr;
+    let g = create(
+        addr,
+        json!({"opponent": "friend", "color": "red", "time": "10+0"}),
+    )
+    .await;
+    let (mut red, mut black) = seat_both(addr, &g).await;
+    first_moves(&mut red, &mut black).await;
+    let black_token = g.invite.clone().expect("the friend's seat");
+    let mut tab = WsClient::connect(addr).await.unwrap();
+    tab.send(
+        "join",
+        json!({ "game": g.id, "token": black_token, "watch": true }),
+        None,
+    )
+    .await
+    .unwrap();
+    let s = tab.recv_until("state", WAIT).await.unwrap();
+    assert_eq!(s["d"]["you"], "black", "the seat's view: {s}");
+    assert_eq!(s["d"]["moves"].as_array().unwrap().len(), 2);
+    // It follows the game as Black sees it.
+    let m = sync(&mut red).await["d"]["legal"][0]
+        .as_str()
+        .unwrap()
+        .to_string();
+    red.send("move", json!({ "uci": m }), None).await.unwrap();
+    let ev = move_event(&mut tab, 3).await;
+    assert!(ev["d"]["legal"].as_array().is_some_and(|l| !l.is_empty()));
+    // But it cannot play for Black.
+    let legal = ev["d"]["legal"][0].as_str().unwrap().to_string();
+    tab.send("move", json!({ "uci": legal }), None)
+        .await
+        .unwrap();
+    expect_error(&mut tab, "not_a_player").await;
+    // Black closes the game; only the analysis tab stays.
+    black.close().await;
+    tokio::time::sleep(Duration::from_millis(600)).await;
+    let s = sync(&mut red).await;
+    assert_eq!(s["d"]["players"]["black"]["connected"], false, "{s}");
+    red.send("claim_abandonment", Value::Null, None)
+        .await
+        .unwrap();
+    let end = red.recv_until("end", WAIT).await.unwrap();
+    assert_eq!(
+        (&end["d"]["reason"], &end["d"]["winner"]),
+        (&json!("abandonment"), &json!("red"))
+    );
+    // The tab hears the end too.
+    tab.recv_until("end", WAIT).await.unwrap();
     server.shutdown().await;
 }
 

@@ -256,3 +256,92 @@ fn spectator_follows_a_live_game_on_the_analysis_board() {
     assert_no_console_errors([&b, &p]);
     stage.finish([b, p]);
 }
+
+/// A followed game takes a move back: the taken-back ply leaves the analysis board's
+/// main line (and the tree: the user made no moves of his own from it), the board goes
+/// back to the game's position and follows on; the move played instead becomes the
+/// line's next ply. Black's own analysis tab (his seat's view, watching) follows it.
+#[test]
+fn a_takeback_leaves_the_followed_line() {
+    let stage = Stage::start(jieqi_server::EngineKind::Greedy);
+    let (addr, rt) = (stage.addr, &stage.rt);
+    let (g, mut red, mut black) = rt.block_on(async {
+        let g = common::create(
+            addr,
+            json!({"opponent": "friend", "color": "red", "time": "none"}),
+        )
+        .await;
+        let (mut red, mut black) = common::seat_both(addr, &g).await;
+        // Kings' moves reveal nothing: the last one may be taken back.
+        for (n, m) in [(1u64, "a3a4"), (2, "a6a5"), (3, "e0e1"), (4, "e9e8")] {
+            let mover = if n % 2 == 1 { &mut red } else { &mut black };
+            mover.send("move", json!({ "uci": m }), None).await.unwrap();
+            common::move_event(&mut red, n).await;
+            common::move_event(&mut black, n).await;
+        }
+        (g, red, black)
+    });
+    let base = stage.base.clone();
+    let black_token = g.invite.clone().expect("the friend's seat");
+    let b = stage.browser("black-analysis");
+    b.goto(&format!("{base}/analysis/{}?seat={black_token}", g.id));
+    b.wait_for("#var-tree > .var-move.current[data-ply='4']");
+    b.wait_for("#follow-live[data-state='following']");
+    assert_eq!(b.text("#analysis-viewer"), "Black's view");
+    let node_at = |ply: u32| {
+        b.script(
+            "const e = document.querySelector(`#var-tree > .var-move[data-ply='${arguments[0]}']`); return e ? e.dataset.node : null;",
+            json!([ply]),
+        )
+    };
+    let king_move = node_at(4);
+    assert!(king_move.is_string());
+
+    // Black asks to take his king move back; Red accepts.
+    rt.block_on(async {
+        black
+            .send("takeback", serde_json::Value::Null, None)
+            .await
+            .unwrap();
+        red.recv_until("takeback", common::WAIT).await.unwrap();
+        red.send("accept_takeback", serde_json::Value::Null, None)
+            .await
+            .unwrap();
+        let s = black.recv_until("state", common::WAIT).await.unwrap();
+        assert_eq!(s["d"]["moves"].as_array().unwrap().len(), 3, "{s}");
+    });
+    b.wait_for("#var-tree > .var-move.current[data-ply='3']");
+    b.wait_for("#follow-live[data-state='following']");
+    assert!(
+        node_at(4).is_null(),
+        "the taken-back ply left the main line"
+    );
+    let in_tree = b.script(
+        "return document.querySelector(`#var-tree [data-node='${arguments[0]}']`) !== null;",
+        json!([king_move]),
+    );
+    assert_eq!(in_tree, json!(false), "and the tree");
+    assert!(b.find("#var-tree .variation").is_none());
+
+    // Black plays another move: it is the line's ply 4, and the board follows it.
+    rt.block_on(async {
+        black
+            .send("move", json!({ "uci": "c6c5" }), None)
+            .await
+            .unwrap();
+        common::move_event(&mut red, 4).await;
+    });
+    b.wait_for("#var-tree > .var-move.current[data-ply='4']");
+    assert_ne!(node_at(4), king_move);
+    assert_eq!(
+        b.script(
+            "return document.querySelectorAll('#var-tree > .var-move').length;",
+            json!([])
+        ),
+        json!(5),
+        "the start and four plies"
+    );
+    assert!(b.find("#var-tree .variation").is_none());
+    assert_no_console_errors([&b]);
+    stage.finish([b]);
+}

@@ -3,6 +3,12 @@
 mod cli;
 mod runner;
 
+/// mimalloc instead of the C library's allocator: the server allocates and frees a few
+/// hundred small buffers per move across its threads, and glibc's malloc took ≈ 10 % of
+/// its CPU (BENCHMARKS.md, issue 19 item 3).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 use clap::{Parser, Subcommand};
 
 /// Jieqi (揭棋): rules, engine, records, server and tournaments.

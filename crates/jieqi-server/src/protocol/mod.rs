@@ -32,6 +32,10 @@ pub enum ClientIn {
         /// Seat token.
         #[serde(default)]
         token: Option<String>,
+        /// Only follow the game with the seat's view (the analysis board): the
+        /// connection neither counts as the seat's presence nor may act for it.
+        #[serde(default)]
+        watch: bool,
     },
     /// Play a move.
     Move {
@@ -323,7 +327,8 @@ mod tests {
             j.msg,
             ClientIn::Join {
                 game: "abcdefghij".into(),
-                token: None
+                token: None,
+                watch: false,
             }
         );
         let m = parse(r#"{"t":"move","d":{"uci":"h2e2"},"v":3}"#).unwrap();

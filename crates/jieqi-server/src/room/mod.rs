@@ -17,7 +17,7 @@ mod tests;
 
 pub use stored::{invite_url, new_game_record, replay_stored, rules_of};
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::net::IpAddr;
 use std::time::Duration;
 
@@ -95,6 +95,8 @@ pub enum Input {
         conn: ConnId,
         /// Seat token.
         token: Option<String>,
+        /// Only follows the game with the token's view (ClientIn::Join's `watch`).
+        watch: bool,
         /// The connection's account (a logged-in spectator's name in the chat).
         user: Option<String>,
         /// The connection's address: a guest spectator's chat limit holds per address,
@@ -314,6 +316,10 @@ pub struct Room {
     rematch: Option<Rematch>,
     rematch_asker: Option<Asker>,
     conns: HashMap<ConnId, Viewer>,
+    /// The connections that only follow the game with a seat's view (an analysis
+    /// board): they are told what the seat may know, but are not the seat's presence
+    /// (abandonment, `connected`) and cannot act for it.
+    watchers: HashSet<ConnId>,
     away_since: ByColor<Option<Instant>>,
     engine_thinking: bool,
     abandon_ms: u64,
@@ -425,6 +431,7 @@ impl Room {
             }),
             rematch_asker: None,
             conns: HashMap::new(),
+            watchers: HashSet::new(),
             away_since,
             engine_thinking: false,
             abandon_ms: limits.abandon_ms,
@@ -545,27 +552,41 @@ impl Room {
             Input::Join {
                 conn,
                 token,
+                watch,
                 user,
                 addr,
             } => {
                 if let Some(a) = addr {
                     self.conn_addrs.insert(conn, a);
                 }
-                let r = self.join(conn, token, user, now);
+                let r = self.join(conn, token, watch, user, now);
                 self.out.push(Effect::Reply(Reply::Joined(r)));
             }
             Input::Leave { conn } => {
                 self.conn_users.remove(&conn);
                 self.conn_addrs.remove(&conn);
                 self.chat_recent.remove(&chat::Sender::Conn(conn));
+                let watched = self.watchers.remove(&conn);
                 if let Some(v) = self.conns.remove(&conn) {
-                    self.after_leave(v, now);
+                    if watched {
+                        self.broadcast_presence(now);
+                    } else {
+                        self.after_leave(v, now);
+                    }
                 }
             }
             Input::Client { conn, msg, v } => {
                 if let Some(viewer) = self.conns.get(&conn).copied() {
                     let in_ = msg.type_name();
-                    if let Err(e) = self.client(conn, viewer, msg, v, now) {
+                    let r = if self.watchers.contains(&conn) && msg != ClientIn::Sync {
+                        Err(ProtoError::new(
+                            ErrorCode::NotAPlayer,
+                            "a watching connection only follows the game",
+                        ))
+                    } else {
+                        self.client(conn, viewer, msg, v, now)
+                    };
+                    if let Err(e) = r {
                         self.send(conn, e.to_out(Some(in_)));
                     }
                 }
@@ -606,6 +627,7 @@ impl Room {
         &mut self,
         conn: ConnId,
         token: Option<String>,
+        watch: bool,
         user: Option<String>,
         now: Now,
     ) -> Result<Viewer, ProtoError> {
@@ -628,6 +650,12 @@ impl Room {
         self.conns.insert(conn, viewer);
         if let Some(u) = user {
             self.conn_users.insert(conn, u);
+        }
+        if watch {
+            self.watchers.insert(conn);
+            let msg = self.state_out(viewer, now);
+            self.send(conn, msg);
+            return Ok(viewer);
         }
         let mut started = false;
         if let Viewer::Player(c) = viewer {
@@ -709,11 +737,18 @@ impl Room {
 
     fn after_leave(&mut self, viewer: Viewer, now: Now) {
         if let Viewer::Player(c) = viewer
-            && !self.conns.values().any(|x| *x == viewer)
+            && !self.seat_connected(c)
         {
             self.away_since[c] = Some(now.at);
         }
         self.broadcast_presence(now);
+    }
+
+    /// Whether seat `c` has a connection of its player (a watcher is none).
+    fn seat_connected(&self, c: Color) -> bool {
+        self.conns
+            .iter()
+            .any(|(id, v)| *v == Viewer::Player(c) && !self.watchers.contains(id))
     }
 
     fn persist_seats(&mut self, now: Now) {
@@ -896,7 +931,7 @@ impl Room {
                 self.require_under_way()?;
                 let them = !me;
                 let gone = self.seats[them].engine.is_none()
-                    && !self.conns.values().any(|v| *v == Viewer::Player(them))
+                    && !self.seat_connected(them)
                     && self.away_since[them].is_some_and(|t| {
                         now.at.saturating_duration_since(t)
                             >= Duration::from_millis(self.abandon_ms)
@@ -1257,7 +1292,12 @@ impl Room {
             self.status = Status::Finished;
         }
         self.version += 1;
-        self.broadcast_with(|r, v| r.move_out(v, &plies[viewer_index(v)], now));
+        // Each kind of viewer's message is built once and takes its ply (no copy).
+        let plies = plies.map(|p| std::cell::Cell::new(Some(p)));
+        self.broadcast_with(|r, v| {
+            let ply = plies[viewer_index(v)].take().unwrap_or_default();
+            r.move_out(v, ply, now)
+        });
         if outcome.is_some() {
             self.version += 1;
             self.broadcast_end();

@@ -56,8 +56,7 @@ impl Room {
     fn players_out(&self, now: Now) -> knowledge::ByColorOut<SeatOut> {
         let seat = |c: Color| {
             let s = &self.seats[c];
-            let connected =
-                s.engine.is_some() || self.conns.values().any(|v| *v == Viewer::Player(c));
+            let connected = s.engine.is_some() || self.seat_connected(c);
             SeatOut {
                 kind: if s.engine.is_some() {
                     "engine"
@@ -173,10 +172,10 @@ impl Room {
         }))
     }
 
-    pub(super) fn move_out(&self, v: Viewer, ply: &PlyOut, now: Now) -> ClientOut {
+    pub(super) fn move_out(&self, v: Viewer, ply: PlyOut, now: Now) -> ClientOut {
         let pos = self.views.get(v);
         ClientOut::Move(Box::new(MoveOut {
-            ply: ply.clone(),
+            ply,
             fen: pos.fen(),
             turn: pos.turn().name(),
             check: pos.is_check(),

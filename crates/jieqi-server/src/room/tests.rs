@@ -95,6 +95,7 @@ fn live_game(tc: Option<TimeControl>, now: Now) -> Room {
             Input::Join {
                 conn,
                 token,
+                watch: false,
                 user: None,
                 addr: None,
             },
@@ -422,6 +423,7 @@ fn a_stored_rematch_keeps_its_seat_links() {
         Input::Join {
             conn: BLACK,
             token: Some(tokens().black),
+            watch: false,
             user: None,
             addr: None,
         },
@@ -487,6 +489,7 @@ fn the_engine_is_asked_with_its_own_view_and_its_move_is_stored() {
         Input::Join {
             conn: RED,
             token: Some(tokens().red),
+            watch: false,
             user: None,
             addr: None,
         },
@@ -548,6 +551,7 @@ fn a_private_game_refuses_spectators_and_withholds_its_deal() {
         Input::Join {
             conn: 9,
             token: None,
+            watch: false,
             user: None,
             addr: None,
         },
@@ -605,6 +609,7 @@ fn a_rated_seat_goes_to_another_account_and_the_rematch_stays_rated() {
             Input::Join {
                 conn,
                 token: Some(token),
+                watch: false,
                 user: None,
                 addr: None,
             },
@@ -828,6 +833,7 @@ fn a_guest_spectators_chat_limit_outlives_his_connection() {
             Input::Join {
                 conn,
                 token: None,
+                watch: false,
                 user: None,
                 addr: Some(addr),
             },
@@ -877,6 +883,7 @@ fn a_waiting_game_may_be_aborted_by_its_creator() {
         Input::Join {
             conn: RED,
             token: Some(tokens().red),
+            watch: false,
             user: None,
             addr: None,
         },
@@ -944,6 +951,7 @@ fn the_first_move_window_of_an_untimed_game_and_of_the_engine() {
         Input::Join {
             conn: BLACK,
             token: Some(tokens().black),
+            watch: false,
             user: None,
             addr: None,
         },
@@ -1146,6 +1154,7 @@ fn chat_lines_are_cleaned_and_limited_in_length_and_rate() {
         Input::Join {
             conn: WATCHER,
             token: None,
+            watch: false,
             user: Some("Kibitzer".into()),
             addr: None,
         },
@@ -1234,6 +1243,7 @@ fn an_engine_game_has_no_player_chat_and_stored_chat_comes_back() {
         Input::Join {
             conn: RED,
             token: Some(tokens().red),
+            watch: false,
             user: None,
             addr: None,
         },

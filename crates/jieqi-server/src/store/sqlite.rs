@@ -538,16 +538,27 @@ fn apply(tx: &Connection, w: &Write) -> Result<(), StoreError> {
         }
         Write::Move { id, mv, finish } => {
             // Stored only as the next ply of a game not over; the game's row is read,
-            // not written.
-            let n = run(
-                tx,
-                "INSERT INTO moves (game, n, uci, red_ms, black_ms, at_ms)
-                 SELECT ?1, ?2, ?3, ?4, ?5, ?6 FROM games
-                 WHERE id = ?1 AND result IS NULL
-                   AND NOT EXISTS (SELECT 1 FROM moves WHERE game = ?1 AND n >= ?2)
-                   AND (?2 = 1 OR EXISTS (SELECT 1 FROM moves WHERE game = ?1 AND n = ?2 - 1))",
-                params![id, mv.n, mv.uci, i(mv.red_ms), i(mv.black_ms), i(mv.at_ms)],
-            )?;
+            // not written. The check is a query of its own and the insert a plain
+            // one-row INSERT: an INSERT … SELECT makes SQLite keep a statement journal
+            // (a copy of each page it changes) for every move.
+            let next: bool = tx
+                .prepare_cached(
+                    "SELECT EXISTS (SELECT 1 FROM games WHERE id = ?1 AND result IS NULL)
+                       AND NOT EXISTS (SELECT 1 FROM moves WHERE game = ?1 AND n >= ?2)
+                       AND (?2 = 1 OR EXISTS (SELECT 1 FROM moves WHERE game = ?1 AND n = ?2 - 1))",
+                )
+                .and_then(|mut st| st.query_row(params![id, mv.n], |r| r.get(0)))
+                .map_err(db)?;
+            let n = if next {
+                run(
+                    tx,
+                    "INSERT INTO moves (game, n, uci, red_ms, black_ms, at_ms)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                    params![id, mv.n, mv.uci, i(mv.red_ms), i(mv.black_ms), i(mv.at_ms)],
+                )?
+            } else {
+                0
+            };
             if n != 1 {
                 return Err(StoreError::Database(format!(
                     "game {id}: move {} is out of order or the game is over",
@@ -1257,6 +1268,57 @@ mod tests {
     use super::*;
     use crate::store::tests::{finished, new_game};
     use jieqi_core::{Reason, RuleSet};
+
+    /// Group commit under concurrency answers each write with its own result, and only
+    /// once it is committed: many games writing at once on a multi-threaded runtime,
+    /// each next move sent only after the last was answered (as a game does), each
+    /// answer followed by a read that must find it, and a write out of order among them
+    /// refused alone.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn grouped_answers_reach_their_writes_after_the_commit() {
+        let dir = tempfile::tempdir().unwrap();
+        let s = std::sync::Arc::new(
+            SqliteStore::open(&dir.path().join("t.db"), SyncMode::Normal).unwrap(),
+        );
+        let games: Vec<String> = (0..40).map(|i| format!("g{i:02}")).collect();
+        for id in &games {
+            s.write(Write::Create(Box::new(new_game(id))))
+                .await
+                .unwrap();
+        }
+        let mut tasks = Vec::new();
+        for (i, id) in games.iter().enumerate() {
+            let (s, id) = (std::sync::Arc::clone(&s), id.clone());
+            tasks.push(tokio::spawn(async move {
+                for n in 1..=12u32 {
+                    // Game 7 tries to skip ply 6: refused, and nothing else is.
+                    let n_sent = if i == 7 && n == 6 { 7 } else { n };
+                    let w = Write::Move {
+                        id: id.clone(),
+                        mv: crate::store::tests::mv(n_sent),
+                        finish: None,
+                    };
+                    let r = s.write(w).await;
+                    if n_sent != n {
+                        assert!(r.is_err(), "{id}: ply {n_sent} out of order was stored");
+                        return;
+                    }
+                    r.unwrap_or_else(|e| panic!("{id} ply {n}: {e}"));
+                    let stored = s.load(&id).await.unwrap().unwrap();
+                    assert_eq!(
+                        stored.moves.len(),
+                        n as usize,
+                        "{id}: answered before stored"
+                    );
+                }
+            }));
+        }
+        for t in tasks {
+            t.await.unwrap();
+        }
+        assert_eq!(s.load("g07").await.unwrap().unwrap().moves.len(), 5);
+        assert_eq!(s.load("g39").await.unwrap().unwrap().moves.len(), 12);
+    }
 
     async fn token(s: &SqliteStore, id: &str) -> Option<String> {
         s.load(id).await.unwrap().unwrap().new.invite_token

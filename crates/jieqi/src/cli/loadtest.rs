@@ -529,7 +529,11 @@ pub fn measure(args: LoadtestArgs) -> anyhow::Result<Report> {
     };
     let pid = server.as_ref().map(|s| s.child.id());
     let rss = || pid.and_then(rss_bytes);
+    // As many workers as cores, set here so that `TOKIO_WORKER_THREADS` (which tokio
+    // reads when none is set) tunes only the server it starts, never the load itself.
+    let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
     let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(cores)
         .enable_all()
         .build()?;
     let report = rt.block_on(async move {
