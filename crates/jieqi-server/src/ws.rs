@@ -271,7 +271,9 @@ impl Session {
                         ),
                     ));
                 }
-                self.join(&game, token, watch, text).await.map_err(|e| (t, e))
+                self.join(&game, token, watch, text)
+                    .await
+                    .map_err(|e| (t, e))
             }
             msg => {
                 let Some(game) = &self.game else {
