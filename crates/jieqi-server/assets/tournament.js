@@ -344,6 +344,17 @@ export function showTournaments(main) {
       ),
       message ? h('p', { class: 'error' }, message) : null,
     );
+    // What the organiser has entered survives a redraw (the list arriving after he
+    // began typing, a change of language).
+    const old = main.querySelector('form.new-tournament');
+    if (old) {
+      for (const was of old.querySelectorAll('input[id], select[id]')) {
+        const now = form.querySelector(`#${was.id}`);
+        if (!now) continue;
+        if (was.type === 'checkbox') now.checked = was.checked;
+        else now.value = was.value;
+      }
+    }
     const list = events === null
       ? h('p', { class: 'muted' }, '…')
       : events.length

@@ -48,6 +48,15 @@ fn organiser_and_player_pages_show_live_standings() {
     set_value(&b, "#t-format", "swiss");
     set_value(&b, "#t-rounds", "2");
     set_value(&b, "#t-deal-mode", "duplicate");
+    // A redraw (here a change of language there and back; in use also the list of
+    // events arriving late) keeps what was entered.
+    b.click("#lang-toggle");
+    b.click("#lang-toggle");
+    let kept = b.script(
+        "return ['#t-name', '#t-format', '#t-rounds'].map((c) => document.querySelector(c).value);",
+        json!([]),
+    );
+    assert_eq!(kept, json!(["Club <Swiss>", "swiss", "2"]));
     b.click("#t-create");
     b.wait_for("#t-organiser #t-join-link");
     let org_url: String = b
