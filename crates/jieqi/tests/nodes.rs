@@ -4,67 +4,30 @@
 //! through B with every acknowledged move and fair clocks. Needs `JIEQI_TEST_PG`
 //! (skipped without it, except in CI).
 
-use std::io::{BufRead, BufReader};
+mod common;
+
 use std::net::SocketAddr;
-use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use jieqi_server::client::{WsClient, claim_seat, http};
+use common::{Serve, WAIT, join, ply, serve};
+use jieqi_server::client::{claim_seat, http};
 use serde_json::{Value, json};
 
-const WAIT: Duration = Duration::from_secs(10);
 /// The nodes' lease: a dead node's games are taken over within about this long.
 const LEASE_SECS: u64 = 2;
 
-struct Node(Child);
-
-impl Drop for Node {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-fn node(db: &str) -> (Node, SocketAddr) {
+fn node(db: &str) -> (Serve, SocketAddr) {
     let lease = LEASE_SECS.to_string();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_jieqi"))
-        .args(["serve", "--addr", "127.0.0.1:0", "--engine", "greedy"])
-        .args(["--node-addr", "127.0.0.1:0", "--lease-secs", &lease])
-        .args(["--db", db])
-        .env("RUST_LOG", "warn")
-        .stdout(Stdio::piped())
-        .spawn()
-        .expect("start jieqi serve");
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    let addr = line
-        .trim()
-        .strip_prefix("listening on http://")
-        .expect(&line)
-        .parse()
-        .unwrap();
-    (Node(child), addr)
-}
-
-async fn join(addr: SocketAddr, game: &str, token: Option<&str>) -> (WsClient, Value) {
-    let mut c = WsClient::connect(addr).await.unwrap();
-    c.send("join", json!({"game": game, "token": token}), None)
-        .await
-        .unwrap();
-    let s = c.recv_until("state", WAIT).await.unwrap();
-    (c, s)
-}
-
-/// The `move` event of ply `n`.
-async fn ply(c: &mut WsClient, n: u64) -> Value {
-    loop {
-        let m = c.recv_until("move", WAIT).await.unwrap();
-        if m["d"]["ply"]["n"] == n {
-            return m;
-        }
-    }
+    serve([
+        "--engine",
+        "greedy",
+        "--node-addr",
+        "127.0.0.1:0",
+        "--lease-secs",
+        &lease,
+        "--db",
+        db,
+    ])
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -2,63 +2,26 @@
 //! the same database: the game goes on from the same position, no acknowledged move
 //! lost, the clocks restored without charging the downtime.
 
-use std::io::{BufRead, BufReader};
+mod common;
+
+use std::ffi::OsStr;
 use std::net::SocketAddr;
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::Command;
 use std::time::Duration;
 
-use jieqi_server::client::{WsClient, claim_seat, http};
+use common::{Serve, WAIT, join, ply, serve};
+use jieqi_server::client::{claim_seat, http};
 use serde_json::{Value, json};
 
-const WAIT: Duration = Duration::from_secs(10);
-
-struct Serve(Child);
-
-impl Drop for Serve {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-fn serve(db: &Path) -> (Serve, SocketAddr) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_jieqi"))
-        .args(["serve", "--addr", "127.0.0.1:0", "--sync", "full", "--db"])
-        .arg(db)
-        .env("RUST_LOG", "warn")
-        .stdout(Stdio::piped())
-        .spawn()
-        .expect("start jieqi serve");
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    let addr = line
-        .trim()
-        .strip_prefix("listening on http://")
-        .expect(&line)
-        .parse()
-        .unwrap();
-    (Serve(child), addr)
-}
-
-async fn join(addr: SocketAddr, game: &str, token: &str) -> (WsClient, Value) {
-    let mut c = WsClient::connect(addr).await.unwrap();
-    c.send("join", json!({"game": game, "token": token}), None)
-        .await
-        .unwrap();
-    let s = c.recv_until("state", WAIT).await.unwrap();
-    (c, s)
-}
-
-async fn ack(c: &mut WsClient, n: u64) -> Value {
-    loop {
-        let m = c.recv_until("move", WAIT).await.unwrap();
-        if m["d"]["ply"]["n"] == n {
-            return m;
-        }
-    }
+/// `jieqi serve` on the SQLite file `db`, every commit synced to the disk.
+fn serve_file(db: &Path) -> (Serve, SocketAddr) {
+    serve([
+        OsStr::new("--sync"),
+        OsStr::new("full"),
+        OsStr::new("--db"),
+        db.as_os_str(),
+    ])
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -79,7 +42,7 @@ async fn killed_server_resumes_games_with_fair_clocks_on_postgres() {
 /// A game on the database `db` whose server is killed with SIGKILL between moves and
 /// started again.
 async fn killed_server_resumes(db: &Path) {
-    let (server, addr) = serve(db);
+    let (server, addr) = serve_file(db);
     let body = json!({"opponent": "friend", "color": "red", "time": "10+0"}).to_string();
     let r = http(addr, "POST", "/api/games", Some(&body)).await.unwrap();
     assert_eq!(r.status, 201);
@@ -92,8 +55,8 @@ async fn killed_server_resumes(db: &Path) {
         .unwrap();
     assert_eq!(r.status, 200);
     let black_token = r.json().unwrap()["token"].as_str().unwrap().to_string();
-    let (mut red, _) = join(addr, &id, &red_token).await;
-    let (mut black, _) = join(addr, &id, &black_token).await;
+    let (mut red, _) = join(addr, &id, Some(&red_token)).await;
+    let (mut black, _) = join(addr, &id, Some(&black_token)).await;
     let mut last = red.recv_until("state", WAIT).await.unwrap();
     let mut last_black = None;
     // Six plies, each acknowledged to its mover.
@@ -109,8 +72,8 @@ async fn killed_server_resumes(db: &Path) {
             .unwrap()
             .to_string();
         mover.send("move", json!({"uci": mv}), None).await.unwrap();
-        let mover_state = ack(mover, n).await;
-        last = ack(other, n).await;
+        let mover_state = ply(mover, n).await;
+        last = ply(other, n).await;
         if n % 2 == 0 {
             last_black = Some(mover_state);
         }
@@ -133,9 +96,9 @@ async fn killed_server_resumes(db: &Path) {
         "the old server is gone"
     );
 
-    let (_server2, addr2) = serve(db);
-    let (mut red2, s) = join(addr2, &id, &red_token).await;
-    let (_black2, sb) = join(addr2, &id, &black_token).await;
+    let (_server2, addr2) = serve_file(db);
+    let (mut red2, s) = join(addr2, &id, Some(&red_token)).await;
+    let (_black2, sb) = join(addr2, &id, Some(&black_token)).await;
     let d = &s["d"];
     assert_eq!(d["status"], "live");
     assert_eq!(
@@ -160,7 +123,7 @@ async fn killed_server_resumes(db: &Path) {
     red2.send("move", json!({"uci": legal[0]}), None)
         .await
         .unwrap();
-    let m = ack(&mut red2, 7).await;
+    let m = ply(&mut red2, 7).await;
     assert_eq!(m["d"]["turn"], "black");
 }
 
@@ -168,7 +131,7 @@ async fn killed_server_resumes(db: &Path) {
 async fn sigterm_shuts_down_gracefully_and_keeps_the_game() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("term.db");
-    let (mut server, addr) = serve(&db);
+    let (mut server, addr) = serve_file(&db);
     let body = json!({"opponent": "friend", "color": "red", "time": "none"}).to_string();
     let g = http(addr, "POST", "/api/games", Some(&body))
         .await
@@ -177,7 +140,7 @@ async fn sigterm_shuts_down_gracefully_and_keeps_the_game() {
         .unwrap();
     let id = g["id"].as_str().unwrap().to_string();
     let token = g["token"].as_str().unwrap().to_string();
-    let (mut red, _) = join(addr, &id, &token).await;
+    let (mut red, _) = join(addr, &id, Some(&token)).await;
     let status = Command::new("kill")
         .args(["-TERM", &server.0.id().to_string()])
         .status()
@@ -205,8 +168,8 @@ async fn sigterm_shuts_down_gracefully_and_keeps_the_game() {
             .expect("jieqi serve did not exit after SIGTERM")
             .success()
     );
-    let (_server2, addr2) = serve(&db);
-    let (_red2, s) = join(addr2, &id, &token).await;
+    let (_server2, addr2) = serve_file(&db);
+    let (_red2, s) = join(addr2, &id, Some(&token)).await;
     assert_eq!(s["d"]["you"], "red");
     assert_eq!(s["d"]["status"], "waiting");
 }
