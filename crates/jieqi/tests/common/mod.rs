@@ -70,3 +70,16 @@ pub async fn ply(c: &mut WsClient, n: u64) -> Value {
         }
     }
 }
+
+/// A resumed game's clock (`clock` of its `state`, Red to move): Black's time as it
+/// was stored, Red's resumed from its stored time, no more than a second run since
+/// (the downtime charged to nobody).
+pub fn assert_clocks_resumed(clock: &Value, stored_red: u64, stored_black: u64) {
+    assert_eq!(clock["running"], "red");
+    assert_eq!(clock["black_ms"].as_u64().unwrap(), stored_black);
+    let red_ms = clock["red_ms"].as_u64().unwrap();
+    assert!(
+        red_ms <= stored_red && red_ms + 1000 > stored_red,
+        "red {red_ms} vs stored {stored_red}"
+    );
+}
