@@ -138,15 +138,41 @@ pub fn mirrored(pos: &Position) -> Position {
     Position::from_setup(setup).expect("a mirrored legal position is legal")
 }
 
-/// Reads data files into a training set and a validation set: the games whose index
-/// is a multiple of `valid_every` (in every file) are held out, so that no position of
-/// a held-out game is trained on. `valid_every` 0 holds out nothing. Each file's
-/// games are taken in index order. With `mirror`,
-/// each training position is also added mirrored left to right ([`mirrored`]).
+/// Which positions of the data files [`load`] takes, and how.
+#[derive(Copy, Clone, Debug)]
+pub struct Selection {
+    /// Hold out the games whose index is a multiple of this (in every file), so that no
+    /// position of a held-out game is trained on; 0 holds out nothing.
+    pub valid_every: u32,
+    /// Train on about one position in `sample` of each game (1: all). Positions of one
+    /// game are alike and share its result, so a net learns a game faster than its
+    /// positions; fewer positions from more games spread the same number over more
+    /// results. Which positions are kept depends only on the game index and the
+    /// position's place in its game. Held-out games are always taken whole.
+    pub sample: u32,
+    /// Add each training position mirrored left to right as well ([`mirrored`]).
+    pub mirror: bool,
+}
+
+/// Whether the `index`-th position of game `game` is one of the `1/sample` kept.
+fn sampled(game: u32, index: u32, sample: u32) -> bool {
+    if sample <= 1 {
+        return true;
+    }
+    // SplitMix64's finaliser over (game, index): neighbouring positions of a game and
+    // the same place in neighbouring games fall independently.
+    let mut z = (u64::from(game) << 32 | u64::from(index)).wrapping_add(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^= z >> 31;
+    z % u64::from(sample) == 0
+}
+
+/// Reads data files into a training set and a validation set as `selection` says.
+/// Each file's games are taken in index order.
 pub fn load(
     paths: &[impl AsRef<Path>],
-    valid_every: u32,
-    mirror: bool,
+    selection: Selection,
 ) -> Result<(Dataset, Dataset), DataError> {
     let (mut train, mut valid) = (Dataset::default(), Dataset::default());
     for p in paths {
@@ -160,14 +186,21 @@ pub fn load(
             source,
         })?;
         // Games in index order, whatever order the workers finished them in: the data
-        // of a run, and so the training, do not depend on how it was generated.
+        // of a run, and so the training, do not depend on how it was generated. The
+        // sort is stable, so a game's positions stay in the order they were played.
         records.sort_by_key(|r| r.game);
-        for r in &records {
-            if valid_every > 0 && r.game % valid_every == 0 {
-                valid.push(r);
+        let mut index = 0;
+        for (i, r) in records.iter().enumerate() {
+            index = if i > 0 && records[i - 1].game == r.game {
+                index + 1
             } else {
+                0
+            };
+            if selection.valid_every > 0 && r.game % selection.valid_every == 0 {
+                valid.push(r);
+            } else if sampled(r.game, index, selection.sample) {
                 train.push(r);
-                if mirror {
+                if selection.mirror {
                     train.push(&record::Record {
                         position: mirrored(&r.position),
                         ..r.clone()
@@ -193,5 +226,23 @@ mod tests {
             "Cxx1kp3/3Rr2an/3rp4/n8/p1p1Pc1Ab/2P5N/9/C1N1P1P1P/R3B1A2/3XK4 w B1a1b1 - 7 21"
         );
         assert_eq!(mirrored(&m), pos);
+    }
+
+    #[test]
+    fn sampling_keeps_about_one_position_in_n_of_every_game() {
+        assert!((0..100).all(|i| sampled(7, i, 1)));
+        let kept = |game: u32| (0..400).filter(|&i| sampled(game, i, 8)).count();
+        for game in [0, 1, 2, 1000, 65_537] {
+            let n = kept(game);
+            assert!((25..=75).contains(&n), "game {game}: {n} of 400 kept");
+        }
+        // Not the same places in every game.
+        let places = |game: u32| {
+            (0..400)
+                .filter(|&i| sampled(game, i, 8))
+                .collect::<Vec<_>>()
+        };
+        assert_ne!(places(1), places(2));
+        assert_eq!(places(3), places(3));
     }
 }

@@ -45,8 +45,23 @@ fn generate_train_load_and_evaluate() {
         p.positions
     );
 
-    let (train_set, valid_set) = data::load(&[&data_path], 5, true).expect("loads");
+    let all = data::Selection {
+        valid_every: 5,
+        sample: 1,
+        mirror: true,
+    };
+    let (train_set, valid_set) = data::load(&[&data_path], all).expect("loads");
     assert!(!train_set.is_empty() && !valid_set.is_empty());
+    // A sample of each game's positions: fewer to train on, the held-out games whole.
+    let (sampled, sampled_valid) =
+        data::load(&[&data_path], data::Selection { sample: 4, ..all }).expect("loads");
+    assert_eq!(sampled_valid.len(), valid_set.len());
+    assert!(
+        !sampled.is_empty() && sampled.len() * 2 < train_set.len(),
+        "about a quarter kept: {} of {}",
+        sampled.len(),
+        train_set.len()
+    );
     let tc = TrainConfig {
         hidden: 16,
         buckets: 2,

@@ -108,6 +108,10 @@ pub struct TrainArgs {
     /// Do not add the training positions mirrored left to right.
     #[arg(long)]
     no_mirror: bool,
+    /// Train on about one position in this many of each game (1: all); held-out games
+    /// are taken whole.
+    #[arg(long, default_value_t = 1)]
+    sample: u32,
 }
 
 /// Runs `jieqi train`.
@@ -122,7 +126,15 @@ pub fn train(args: TrainArgs) -> anyhow::Result<()> {
         );
     }
     let start = Instant::now();
-    let (train, valid) = data::load(&args.data, args.valid_every, !args.no_mirror)?;
+    if args.sample == 0 {
+        bail!("--sample must be at least 1");
+    }
+    let selection = data::Selection {
+        valid_every: args.valid_every,
+        sample: args.sample,
+        mirror: !args.no_mirror,
+    };
+    let (train, valid) = data::load(&args.data, selection)?;
     if train.is_empty() {
         bail!("no training positions in {:?}", args.data);
     }
