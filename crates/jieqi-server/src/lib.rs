@@ -56,6 +56,9 @@ pub struct Config {
     pub db: PathBuf,
     /// Durability of each SQLite commit (PostgreSQL follows its server's settings).
     pub sync: store::SyncMode,
+    /// The shortest time between the starts of two SQLite commits
+    /// ([`store::COMMIT_INTERVAL`]).
+    pub commit_interval: std::time::Duration,
     /// Engine threads (games thinking at once).
     pub engine_threads: usize,
     /// Absence after which the opponent may claim the game (ms).
@@ -77,6 +80,7 @@ impl Default for Config {
             addr: SocketAddr::from(([127, 0, 0, 1], 8080)),
             db: PathBuf::from("jieqi.db"),
             sync: store::SyncMode::Full,
+            commit_interval: store::COMMIT_INTERVAL,
             engine_threads: 1,
             abandon_ms: 60_000,
             engine: EngineKind::Search,
@@ -664,7 +668,7 @@ impl Server {
 
     /// [`Server::start`] with the given limits.
     pub async fn start_with(config: Config, limits: Limits) -> Result<Server, StartError> {
-        let database = store::Database::open(&config.db, config.sync)
+        let database = store::Database::open(&config.db, config.sync, config.commit_interval)
             .await
             .map_err(|e| StartError(format!("{}: {e}", redacted(&config.db))))?;
         let engine: Arc<dyn engine::Engine> = match config.engine {

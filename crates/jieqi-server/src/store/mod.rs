@@ -9,7 +9,7 @@ mod sqlite;
 mod tests;
 
 pub use postgres::{Holder, PostgresStore, test_database};
-pub use sqlite::{SqliteStore, SyncMode};
+pub use sqlite::{COMMIT_INTERVAL, SqliteStore, SyncMode};
 
 use std::future::Future;
 use std::path::Path;
@@ -42,14 +42,21 @@ impl Database {
     }
 
     /// Opens the database at `location`: a PostgreSQL URL, or else a SQLite file
-    /// (created if missing) committed with `sync`.
-    pub async fn open(location: &Path, sync: SyncMode) -> Result<Database, StoreError> {
+    /// (created if missing) committed with `sync`, a commit at most every
+    /// `commit_interval` ([`COMMIT_INTERVAL`]).
+    pub async fn open(
+        location: &Path,
+        sync: SyncMode,
+        commit_interval: std::time::Duration,
+    ) -> Result<Database, StoreError> {
         match location.to_str() {
             Some(url) if Database::is_postgres(location) => Ok(Database::Postgres(Arc::new(
                 PostgresStore::open(url).await?,
             ))),
-            _ => Ok(Database::Sqlite(Arc::new(SqliteStore::open(
-                location, sync,
+            _ => Ok(Database::Sqlite(Arc::new(SqliteStore::open_with_interval(
+                location,
+                sync,
+                commit_interval,
             )?))),
         }
     }

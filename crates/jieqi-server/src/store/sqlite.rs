@@ -2,7 +2,9 @@
 //! all games in groups (one fsync for many moves), and a reader connection.
 
 use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, mpsc};
+use std::time::{Duration, Instant};
 
 use jieqi_core::{ByColor, Color, Deal, Game, Outcome, UciMove};
 use rusqlite::{Connection, OptionalExtension, Row, params};
@@ -41,9 +43,19 @@ impl SyncMode {
     }
 }
 
+/// The shortest time between the starts of two commits of the server's SQLite store
+/// (`jieqi serve --commit-interval-ms`): changes that arrive sooner wait for the next
+/// commit, so that one fsync serves more of them. A change arriving after a quiet
+/// spell is committed at once, and so is every change when the fsyncs take longer
+/// than this anyway; only between the two does a change wait, at most this long
+/// (BENCHMARKS.md, issue 19 item 3, seventh session).
+pub const COMMIT_INTERVAL: Duration = Duration::from_millis(5);
+
 /// SQLite storage.
 pub struct SqliteStore {
     writer: Mutex<Option<mpsc::Sender<Job>>>,
+    /// Groups of changes the writer has taken (one transaction each).
+    commits: Arc<AtomicU64>,
     reader: Arc<Mutex<Connection>>,
     thread: Mutex<Option<std::thread::JoinHandle<()>>>,
     checkpointer: Mutex<Option<(mpsc::Sender<()>, std::thread::JoinHandle<()>)>>,
@@ -301,8 +313,19 @@ fn db(e: rusqlite::Error) -> StoreError {
 }
 
 impl SqliteStore {
-    /// Opens (creating if needed) the database at `path`.
+    /// Opens (creating if needed) the database at `path`; each group of changes is
+    /// committed as soon as the previous commit is done.
     pub fn open(path: &Path, sync: SyncMode) -> Result<SqliteStore, StoreError> {
+        SqliteStore::open_with_interval(path, sync, Duration::ZERO)
+    }
+
+    /// Opens (creating if needed) the database at `path`; a commit starts at least
+    /// `interval` after the previous one started (see [`COMMIT_INTERVAL`]).
+    pub fn open_with_interval(
+        path: &Path,
+        sync: SyncMode,
+        interval: Duration,
+    ) -> Result<SqliteStore, StoreError> {
         let setup = |c: &Connection| -> rusqlite::Result<()> {
             c.busy_timeout(std::time::Duration::from_secs(10))?;
             c.pragma_update(None, "journal_mode", "WAL")?;
@@ -333,9 +356,11 @@ impl SqliteStore {
         let c = Connection::open(path).map_err(db)?;
         setup(&c).map_err(db)?;
         let (tx, rx) = mpsc::channel::<Job>();
+        let commits = Arc::new(AtomicU64::new(0));
+        let counted = Arc::clone(&commits);
         let thread = std::thread::Builder::new()
             .name("jieqi-store".into())
-            .spawn(move || writer_loop(w, rx))
+            .spawn(move || writer_loop(w, rx, interval, &counted))
             .map_err(|e| StoreError::Database(format!("cannot start the writer: {e}")))?;
         let (stop, stopped) = mpsc::channel::<()>();
         let checkpointer = std::thread::Builder::new()
@@ -344,6 +369,7 @@ impl SqliteStore {
             .map_err(|e| StoreError::Database(format!("cannot start the checkpointer: {e}")))?;
         Ok(SqliteStore {
             writer: Mutex::new(Some(tx)),
+            commits,
             reader: Arc::new(Mutex::new(r)),
             thread: Mutex::new(Some(thread)),
             checkpointer: Mutex::new(Some((stop, checkpointer))),
@@ -362,6 +388,12 @@ impl SqliteStore {
             drop(stop);
             let _ = t.join();
         }
+    }
+
+    /// How many groups of changes the writer has taken so far: one transaction (and
+    /// with `--sync full` one fsync) each.
+    pub fn commits(&self) -> u64 {
+        self.commits.load(Ordering::Relaxed)
     }
 
     fn read<T: Send + 'static>(
@@ -399,10 +431,25 @@ fn checkpoint_loop(conn: Connection, stop: mpsc::Receiver<()>) {
 }
 
 /// Commits every pending change in one transaction (one fsync for all of them), then
-/// answers them all.
-fn writer_loop(mut conn: Connection, rx: mpsc::Receiver<Job>) {
+/// answers them all. A commit starts no sooner than `interval` after the previous one
+/// started: the writer sleeps once until then and takes everything queued meanwhile
+/// (each change woke it otherwise), so that under load a commit serves more changes.
+fn writer_loop(
+    mut conn: Connection,
+    rx: mpsc::Receiver<Job>,
+    interval: Duration,
+    commits: &AtomicU64,
+) {
     const BATCH: usize = 1024;
+    let mut last_start: Option<Instant> = None;
     while let Ok(first) = rx.recv() {
+        if let Some(due) = last_start.map(|t| t + interval) {
+            let now = Instant::now();
+            if due > now {
+                std::thread::sleep(due - now);
+            }
+        }
+        last_start = Some(Instant::now());
         let mut jobs = vec![first];
         while jobs.len() < BATCH {
             match rx.try_recv() {
@@ -411,6 +458,7 @@ fn writer_loop(mut conn: Connection, rx: mpsc::Receiver<Job>) {
             }
         }
         let results = commit_batch(&mut conn, &jobs);
+        commits.fetch_add(1, Ordering::Relaxed);
         for ((_, reply), r) in jobs.into_iter().zip(results) {
             let _ = reply.send(r);
         }
@@ -1318,6 +1366,52 @@ mod tests {
         }
         assert_eq!(s.load("g07").await.unwrap().unwrap().moves.len(), 5);
         assert_eq!(s.load("g39").await.unwrap().unwrap().moves.len(), 12);
+    }
+
+    /// A change after a quiet spell is committed at once; the changes that arrive
+    /// within the commit interval after it wait and share the next commit.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn changes_within_the_commit_interval_share_one_commit() {
+        let dir = tempfile::tempdir().unwrap();
+        let interval = Duration::from_secs(2);
+        let s = Arc::new(
+            SqliteStore::open_with_interval(&dir.path().join("t.db"), SyncMode::Normal, interval)
+                .unwrap(),
+        );
+        let started = Instant::now();
+        s.write(Write::Create(Box::new(new_game("g0"))))
+            .await
+            .unwrap();
+        assert!(
+            started.elapsed() < interval,
+            "the first change waited for the interval"
+        );
+        assert_eq!(s.commits(), 1);
+        let writes: Vec<_> = (1..=8)
+            .map(|i| {
+                let s = Arc::clone(&s);
+                tokio::spawn(async move {
+                    s.write(Write::Create(Box::new(new_game(&format!("g{i}")))))
+                        .await
+                })
+            })
+            .collect();
+        for w in writes {
+            w.await.unwrap().unwrap();
+        }
+        assert!(
+            started.elapsed() >= interval,
+            "a commit started within the interval"
+        );
+        assert_eq!(
+            s.commits(),
+            2,
+            "the waiting changes were not committed together"
+        );
+        for i in 0..=8 {
+            let id = format!("g{i}");
+            assert!(s.load(&id).await.unwrap().is_some(), "{id} was not stored");
+        }
     }
 
     async fn token(s: &SqliteStore, id: &str) -> Option<String> {

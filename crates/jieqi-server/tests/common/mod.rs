@@ -75,6 +75,7 @@ pub fn config(db: &Path, engine: jieqi_server::EngineKind) -> Config {
         addr: SocketAddr::from(([127, 0, 0, 1], 0)),
         db: db.to_path_buf(),
         sync: SyncMode::Normal,
+        commit_interval: jieqi_server::store::COMMIT_INTERVAL,
         engine_threads: 1,
         abandon_ms: 60_000,
         engine,

@@ -120,6 +120,32 @@ pub fn cpu_seconds(pid: u32) -> Option<f64> {
     Some(ticks as f64 / 100.0)
 }
 
+/// Context switches of a process, summed over its threads: (voluntary, involuntary)
+/// (Linux `/proc`). A thread that ends meanwhile takes its count with it.
+pub fn context_switches(pid: u32) -> Option<(u64, u64)> {
+    let mut sum = (0, 0);
+    for task in std::fs::read_dir(format!("/proc/{pid}/task")).ok()? {
+        let Ok(status) = std::fs::read_to_string(task.ok()?.path().join("status")) else {
+            continue;
+        };
+        let (v, n) = switches_in_status(&status)?;
+        sum = (sum.0 + v, sum.1 + n);
+    }
+    Some(sum)
+}
+
+/// The `voluntary_ctxt_switches` and `nonvoluntary_ctxt_switches` of a `status` file.
+fn switches_in_status(status: &str) -> Option<(u64, u64)> {
+    let field = |name: &str| -> Option<u64> {
+        let line = status.lines().find(|l| l.starts_with(name))?;
+        line[name.len()..].trim().parse().ok()
+    };
+    Some((
+        field("voluntary_ctxt_switches:")?,
+        field("nonvoluntary_ctxt_switches:")?,
+    ))
+}
+
 /// The machine's load average (`/proc/loadavg`: 1, 5 and 15 minutes), to report
 /// with the figures: other processes on the same cores change them.
 fn load_average() -> Option<String> {
@@ -615,7 +641,9 @@ pub fn measure(args: LoadtestArgs) -> anyhow::Result<Report> {
         let rss2 = rss();
         let cpu = || pid.and_then(cpu_seconds);
         let me = std::process::id();
+        let switches = || pid.and_then(context_switches);
         let (server_cpu0, client_cpu0) = (cpu(), cpu_seconds(me));
+        let switches0 = switches();
         let load0 = load_average();
         let start = Instant::now();
         go_tx.send_replace(Some(start + Duration::from_secs(args.duration)));
@@ -652,6 +680,7 @@ pub fn measure(args: LoadtestArgs) -> anyhow::Result<Report> {
         }
         let secs = start.elapsed().as_secs_f64();
         let (server_cpu1, client_cpu1) = (cpu(), cpu_seconds(me));
+        let switches1 = switches();
         all.rtts_us.sort_unstable();
         let r = &all.rtts_us;
         println!("games {}  players joined {joined}  failed players {failures}", args.games);
@@ -696,6 +725,15 @@ pub fn measure(args: LoadtestArgs) -> anyhow::Result<Report> {
                 (b - a) * 100.0 / secs
             );
         }
+        if let (Some((v0, n0)), Some((v1, n1))) = (switches0, switches1) {
+            let moves = all.moves.max(1) as f64;
+            println!(
+                "server context switches during play: {:.2} per move ({:.2} voluntary, {:.2} involuntary)",
+                (v1 + n1).saturating_sub(v0 + n0) as f64 / moves,
+                v1.saturating_sub(v0) as f64 / moves,
+                n1.saturating_sub(n0) as f64 / moves,
+            );
+        }
         if let (Some(a), Some(b)) = (client_cpu0, client_cpu1) {
             println!("load generator CPU {:.1} s during play", b - a);
         }
@@ -730,6 +768,15 @@ pub fn measure(args: LoadtestArgs) -> anyhow::Result<Report> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn context_switches_are_read_from_a_status_file() {
+        let status = "Name:\tjieqi\nState:\tS (sleeping)\nvoluntary_ctxt_switches:\t1234\nnonvoluntary_ctxt_switches:\t56\n";
+        assert_eq!(switches_in_status(status), Some((1234, 56)));
+        assert_eq!(switches_in_status("Name:\tjieqi\n"), None);
+        let mine = context_switches(std::process::id()).expect("this process's threads");
+        assert!(mine.0 + mine.1 > 0);
+    }
 
     #[test]
     fn reads_only_what_it_needs_and_picks_a_legal_move() {

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use anyhow::Context as _;
 use clap::Args;
-use jieqi_server::store::SyncMode;
+use jieqi_server::store::{COMMIT_INTERVAL, SyncMode};
 use std::time::Duration;
 
 use jieqi_server::{Config, EngineKind, Limits, Server};
@@ -25,6 +25,11 @@ pub struct ServeArgs {
     /// killed process, not a power loss). PostgreSQL follows its server's settings.
     #[arg(long, env = "JIEQI_SYNC", default_value = "full", value_parser = parse_sync)]
     pub sync: SyncMode,
+    /// SQLite: milliseconds at least between the starts of two commits. Changes that
+    /// arrive sooner wait (at most this long) and share the next commit's fsync; 0
+    /// commits each group as soon as the previous commit is done.
+    #[arg(long, env = "JIEQI_COMMIT_INTERVAL_MS", default_value_t = COMMIT_INTERVAL.as_millis() as u64)]
+    pub commit_interval_ms: u64,
     /// Engine threads: how many engine games think at once.
     #[arg(long, env = "JIEQI_ENGINE_THREADS", default_value_t = 1)]
     pub engine_threads: usize,
@@ -84,6 +89,7 @@ impl ServeArgs {
             addr: self.addr,
             db: self.db.clone(),
             sync: self.sync,
+            commit_interval: Duration::from_millis(self.commit_interval_ms),
             engine_threads: self.engine_threads.max(1),
             engine: self.engine,
             abandon_ms: self.abandon_secs.saturating_mul(1000),
