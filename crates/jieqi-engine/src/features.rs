@@ -46,6 +46,11 @@ pub struct Features {
     /// the weighted mean of the fail-soft values (approximate, see [`crate::search`]);
     /// off: exact Star1 windows over the decisive range.
     pub chance_windows: bool,
+    /// Under the move's own window, a chance node's mean takes each outcome's value
+    /// clamped to `±CHANCE_CLAMP` (a won or lost outcome counts as a large
+    /// advantage, not as a mate), unless every outcome lies beyond it on one side;
+    /// off: clamped to the decisive range only.
+    pub chance_clamp: bool,
     /// The improving flag: a side whose static evaluation rose since its previous
     /// move is pruned less (reverse futility, late-move pruning) and reduced less.
     pub improving: bool,
@@ -73,6 +78,7 @@ impl Default for Features {
             perpetual: true,
             abdada: true,
             chance_windows: true,
+            chance_clamp: true,
             improving: true,
             keep_history: true,
         }
@@ -100,6 +106,7 @@ pub const OPTIONS: &[(&str, Flag)] = &[
     ("Use Perpetual", |f| &mut f.perpetual),
     ("Use ABDADA", |f| &mut f.abdada),
     ("Use ChanceWindows", |f| &mut f.chance_windows),
+    ("Use ChanceClamp", |f| &mut f.chance_clamp),
     ("Use Improving", |f| &mut f.improving),
     ("Use KeepHistory", |f| &mut f.keep_history),
 ];

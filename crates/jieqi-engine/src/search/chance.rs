@@ -3,6 +3,7 @@
 
 use jieqi_core::{Color, Move, Position, Reveals, Role};
 
+use super::tunables::CHANCE_CLAMP;
 use super::{DECISIVE, Searcher};
 
 /// `a / b` rounded towards minus infinity.
@@ -34,6 +35,51 @@ pub fn reveal_outcomes(pos: &Position, color: Color) -> ([(Role, u8); 6], usize)
 /// The total weight (count) of reveal `outcomes`.
 fn total_weight(outcomes: &[(Role, u8)]) -> i64 {
     outcomes.iter().map(|o| i64::from(o.1)).sum()
+}
+
+/// The weighted mean of a chance node's outcome values. Each value counts clamped to
+/// `±CHANCE_CLAMP` when `clamp` is on, unless every value lies at or beyond it on the
+/// same side (a reveal that wins, or loses, whatever the piece), where the mean of the
+/// values clamped to `±DECISIVE` is taken instead; without `clamp`, always the latter.
+/// The value is monotone in each outcome, so bounds give bounds.
+struct ChanceMean {
+    clamp: bool,
+    narrow: i64,
+    wide: i64,
+    total: i64,
+    all_won: bool,
+    all_lost: bool,
+}
+
+impl ChanceMean {
+    fn new(clamp: bool) -> ChanceMean {
+        ChanceMean {
+            clamp,
+            narrow: 0,
+            wide: 0,
+            total: 0,
+            all_won: true,
+            all_lost: true,
+        }
+    }
+
+    fn add(&mut self, v: i32, weight: u8) {
+        let w = i64::from(weight);
+        self.narrow += w * i64::from(v.clamp(-CHANCE_CLAMP, CHANCE_CLAMP));
+        self.wide += w * i64::from(v.clamp(-DECISIVE, DECISIVE));
+        self.total += w;
+        self.all_won &= v >= CHANCE_CLAMP;
+        self.all_lost &= v <= -CHANCE_CLAMP;
+    }
+
+    fn value(&self) -> i32 {
+        let sum = if !self.clamp || self.all_won || self.all_lost {
+            self.wide
+        } else {
+            self.narrow
+        };
+        floor_div(sum, self.total) as i32
+    }
 }
 
 impl Searcher<'_> {
@@ -164,14 +210,73 @@ impl Searcher<'_> {
         let lo = alpha.max(-DECISIVE - 1);
         let hi = beta.min(DECISIVE + 1);
         let pv = beta - alpha > 1;
-        let mut sum = 0i64;
+        let mut mean = ChanceMean::new(self.features.chance_clamp);
         for &(role, w) in outcomes {
             let v = self.outcome(m, Some(role), depth, (lo, hi), ply, qs, pv);
             if self.aborted {
                 return 0;
             }
-            sum += i64::from(w) * i64::from(v.clamp(-DECISIVE, DECISIVE));
+            mean.add(v, w);
         }
-        floor_div(sum, total_weight(outcomes)) as i32
+        mean.value()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn mean(clamp: bool, outcomes: &[(i32, u8)]) -> i32 {
+        let mut m = ChanceMean::new(clamp);
+        for &(v, w) in outcomes {
+            m.add(v, w);
+        }
+        m.value()
+    }
+
+    #[test]
+    fn a_mate_among_the_outcomes_counts_as_a_large_advantage() {
+        // One chance in five of a mate, else a pawn down.
+        let outcomes = [(29_990, 1), (-100, 4)];
+        assert_eq!(mean(true, &outcomes), (CHANCE_CLAMP - 400) / 5);
+        assert_eq!(mean(false, &outcomes), (DECISIVE - 400) / 5);
+        let lost = [(-29_990, 1), (100, 4)];
+        assert_eq!(mean(true, &lost), (-CHANCE_CLAMP + 400) / 5);
+    }
+
+    #[test]
+    fn a_reveal_won_or_lost_whatever_the_piece_keeps_its_size() {
+        let won = [(29_990, 1), (CHANCE_CLAMP, 2), (5_000, 1)];
+        assert_eq!(mean(true, &won), mean(false, &won));
+        assert_eq!(mean(true, &won), (DECISIVE + 2 * CHANCE_CLAMP + 5_000) / 4);
+        let lost = [(-29_990, 2), (-CHANCE_CLAMP, 1)];
+        assert_eq!(mean(true, &lost), mean(false, &lost));
+    }
+
+    #[test]
+    fn the_clamped_mean_is_monotone_in_each_outcome() {
+        let values = [
+            -29_990,
+            -DECISIVE,
+            -CHANCE_CLAMP - 1,
+            -CHANCE_CLAMP,
+            -50,
+            0,
+            700,
+            CHANCE_CLAMP - 1,
+            CHANCE_CLAMP,
+            4_000,
+            29_990,
+        ];
+        for &a in &values {
+            for &b in &values {
+                let mut last = i32::MIN;
+                for &c in &values {
+                    let v = mean(true, &[(a, 2), (b, 1), (c, 3)]);
+                    assert!(v >= last, "{a} {b} {c}: {v} after {last}");
+                    last = v;
+                }
+            }
+        }
     }
 }

@@ -6,7 +6,9 @@
 //! mover's pool, each identity weighted by its count. Such a move is searched as a
 //! chance node: one child per distinct identity, valued by the weighted mean of the
 //! children. Child values are clamped to `[-DECISIVE, DECISIVE]` first (a mate after a
-//! reveal is not a certain mate), so a chance value is bounded.
+//! reveal is not a certain mate), so a chance value is bounded. Under the move's own
+//! window (below) they are clamped further, to `±CHANCE_CLAMP` (`Use ChanceClamp`),
+//! unless every outcome lies beyond that on the same side.
 //!
 //! **The move's own window** (the default, `Use ChanceWindows`): every outcome is
 //! searched with the window `(alpha, beta)` of the move (narrowed to one past

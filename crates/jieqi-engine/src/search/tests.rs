@@ -62,6 +62,9 @@ fn value_by(
 ) -> (i32, u64) {
     with_searcher(pos, &Judge::new(RuleSet::STANDARD, pos), None, |s| {
         s.features.chance_windows = !star1;
+        // The models of the window are compared on the same outcome values: Star1
+        // does not clamp them below the decisive range.
+        s.features.chance_clamp = false;
         let v = s.child(m, child_depth, alpha, beta, 0, 0);
         (v, s.nodes)
     })
@@ -145,6 +148,23 @@ fn the_chance_mean_is_exact_inside_the_window_and_bounds_one_sided_failures() {
             "depth {depth}: {mid} {values:?}"
         );
     }
+}
+
+#[test]
+fn a_reveal_that_may_mate_counts_the_mate_as_a_large_advantage() {
+    // A lone face-down piece against a lone king: as a rook or a horse it mates
+    // soon, as a pawn it does not.
+    let (pos, m) = lone_reveal("R1N1P2");
+    let by = |clamp: bool| {
+        with_searcher(&pos, &Judge::new(RuleSet::STANDARD, &pos), None, |s| {
+            s.features.chance_clamp = clamp;
+            s.child(m, 6, -INF, INF, 0, 0)
+        })
+    };
+    let (clamped, wide) = (by(true), by(false));
+    assert!(wide > tunables::CHANCE_CLAMP, "{wide}");
+    assert!(clamped <= tunables::CHANCE_CLAMP, "{clamped}");
+    assert!(clamped > 0, "{clamped}");
 }
 
 fn sq(t: &str) -> jieqi_core::Square {

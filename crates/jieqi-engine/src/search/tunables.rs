@@ -88,6 +88,15 @@ pub const DELTA_MARGIN: i32 = 200;
 /// piece, is taken for a losing one.
 pub const BAD_CAPTURE_MARGIN: i32 = 50;
 
+// Chance nodes.
+
+/// A reveal outcome counts at most this far from zero in a chance node's mean
+/// (`Use ChanceClamp`): about two rooks, past which the outcome is as good as won or
+/// lost, so that a small chance of a mate neither lures nor scares the side that
+/// reveals out of proportion. PikaJieQi clamps its outcomes likewise (2 862 of its
+/// units, a little over two of its rooks).
+pub const CHANCE_CLAMP: i32 = 2000;
+
 // Iterative deepening.
 
 /// First depth searched with an aspiration window.
