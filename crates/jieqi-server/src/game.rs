@@ -194,8 +194,7 @@ impl Shell {
         let fx = self.room.start(Now::real());
         self.execute(fx).await;
         let mut idle_since = Instant::now();
-        let stop = Shared::stopped(self.shared.stop_signal());
-        tokio::pin!(stop);
+        let mut stop = self.shared.stopped();
         // One timer, moved only when the next deadline changes (not made anew for every
         // command: a timer-wheel insertion and removal per message).
         let timer = sleep_until(Instant::now());
