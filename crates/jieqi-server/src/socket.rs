@@ -206,6 +206,8 @@ impl Inbox {
                     }
                     // Whoever fed the queue dropped this connection (too slow, or
                     // its game is served by another node now): it must reconnect.
+                    // At shutdown the game's task ends too, and may be heard first.
+                    None if self.stop.is_stopped() => return self.going_away().await,
                     None => {
                         let _ = self.socket.send(close(CLOSE_TRY_AGAIN, "reconnect")).await;
                         return Event::Closed("dropped");
@@ -220,12 +222,18 @@ impl Inbox {
                         return Event::Closed("gone");
                     }
                 }
-                _ = &mut self.stop => {
-                    let _ = self.socket.send(close(CLOSE_GOING_AWAY, "server shutting down")).await;
-                    return Event::Closed("server shutting down");
-                }
+                _ = &mut self.stop => return self.going_away().await,
             }
         }
+    }
+
+    /// Closes the socket at shutdown.
+    async fn going_away(&mut self) -> Event {
+        let _ = self
+            .socket
+            .send(close(CLOSE_GOING_AWAY, "server shutting down"))
+            .await;
+        Event::Closed("server shutting down")
     }
 
     /// A text message through the rate limit.

@@ -68,6 +68,13 @@ pub struct Stopped {
     registered: Option<(u64, Waker)>,
 }
 
+impl Stopped {
+    /// Whether the signal is set (without waiting).
+    pub fn is_stopped(&self) -> bool {
+        self.signal.is_stopped()
+    }
+}
+
 impl Future for Stopped {
     type Output = ();
 
