@@ -16,6 +16,7 @@ use tokio::time::{Instant, sleep_until};
 use crate::Shared;
 use crate::protocol::{ClientIn, ProtoError};
 use crate::room::{ClaimRefused, ConnId, Effect, EngineAsk, Input, Now, Reply, Room};
+use crate::tournament::GameFacts;
 
 /// A connection's outgoing queue.
 pub type Outbox = mpsc::Sender<Utf8Bytes>;
@@ -173,6 +174,7 @@ pub fn spawn_on(shared: Arc<Shared>, room: Room, task: PendingTask) {
         outboxes: HashMap::new(),
         reply: ReplyTo::None,
         fenced: false,
+        event_facts: GameFacts::default(),
     };
     tokio::spawn(shell.run(task.rx));
 }
@@ -186,6 +188,8 @@ struct Shell {
     /// Another node serves the game now (a write was refused, or the lease was lost):
     /// the task stops.
     fenced: bool,
+    /// Whether the game is private and a tournament game, as of the last input.
+    event_facts: GameFacts,
 }
 
 impl Shell {
@@ -194,8 +198,7 @@ impl Shell {
         let fx = self.room.start(Now::real());
         self.execute(fx).await;
         let mut idle_since = Instant::now();
-        let stop = Shared::stopped(self.shared.stop_signal());
-        tokio::pin!(stop);
+        let mut stop = self.shared.stopped();
         // One timer, moved only when the next deadline changes (not made anew for every
         // command: a timer-wheel insertion and removal per message).
         let timer = sleep_until(Instant::now());
@@ -299,14 +302,10 @@ impl Shell {
     }
 
     async fn input(&mut self, input: Input) {
-        let private = self.shared.tournaments.is_private(self.room.id());
-        self.room.set_private(private);
-        let tournament = self
-            .shared
-            .tournaments
-            .event_of_game(self.room.id())
-            .is_some();
-        self.room.set_tournament(tournament);
+        let facts = &mut self.event_facts;
+        self.shared.tournaments.refresh(self.room.id(), facts);
+        self.room.set_private(facts.private);
+        self.room.set_tournament(facts.tournament);
         let fx = self.room.handle(input, Now::real());
         self.execute(fx).await;
     }

@@ -25,6 +25,7 @@ pub mod request;
 pub mod room;
 pub mod seek;
 pub mod socket;
+pub mod stop;
 pub mod store;
 pub mod tournament;
 pub mod util;
@@ -38,7 +39,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use jieqi_core::{ByColor, Color, Deal, Outcome, RuleSet};
-use tokio::sync::{mpsc, watch};
+use tokio::sync::mpsc;
 
 pub use crate::game::GameHandle;
 
@@ -291,6 +292,17 @@ impl Registry {
             .collect()
     }
 
+    /// Games in memory whose task is running.
+    pub fn running(&self) -> usize {
+        self.shards
+            .iter()
+            .map(|s| {
+                let s = s.lock().unwrap_or_else(|p| p.into_inner());
+                s.values().filter(|h| !h.is_closed()).count()
+            })
+            .sum()
+    }
+
     /// Games in memory.
     pub fn len(&self) -> usize {
         self.shards
@@ -334,7 +346,7 @@ pub struct Shared {
     game_end_listeners: Mutex<Vec<mpsc::UnboundedSender<GameEnded>>>,
     next_conn: AtomicU64,
     connections: AtomicUsize,
-    stop: watch::Sender<bool>,
+    stop: Arc<stop::StopSignal>,
 }
 
 impl Shared {
@@ -363,30 +375,19 @@ impl Shared {
             game_end_listeners: Mutex::new(Vec::new()),
             next_conn: AtomicU64::new(1),
             connections: AtomicUsize::new(0),
-            stop: watch::channel(false).0,
+            stop: Arc::default(),
         })
     }
 
-    /// Resolves once shutdown has begun (`*rx.borrow()` true).
-    pub fn stop_signal(&self) -> watch::Receiver<bool> {
-        self.stop.subscribe()
-    }
-
-    /// Resolves once shutdown has begun.
-    pub async fn stopped(mut rx: watch::Receiver<bool>) {
-        loop {
-            if *rx.borrow_and_update() {
-                return;
-            }
-            if rx.changed().await.is_err() {
-                std::future::pending::<()>().await;
-            }
-        }
+    /// Resolves once shutdown has begun. A task makes it once and polls it on every
+    /// turn of its loop (cheap: [`stop::StopSignal`]).
+    pub fn stopped(&self) -> stop::Stopped {
+        self.stop.stopped()
     }
 
     /// Begins shutdown: connections close, game tasks end.
     pub fn begin_shutdown(&self) {
-        self.stop.send_replace(true);
+        self.stop.stop();
     }
 
     /// A fresh connection id.

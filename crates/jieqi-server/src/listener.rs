@@ -167,8 +167,7 @@ fn idle_error() -> io::Error {
 /// Accepts and serves connections until shutdown begins, then lets every open
 /// connection finish its request.
 pub async fn serve(listener: TcpListener, app: axum::Router, shared: Arc<Shared>) {
-    let stop = Shared::stopped(shared.stop_signal());
-    tokio::pin!(stop);
+    let mut stop = shared.stopped();
     let mut conns = JoinSet::new();
     loop {
         tokio::select! {
@@ -219,7 +218,7 @@ async fn serve_connection(tcp: TcpStream, peer: SocketAddr, app: axum::Router, s
         .serve_connection(io, service)
         .with_upgrades();
     tokio::pin!(conn);
-    let stop = Shared::stopped(shared.stop_signal());
+    let stop = shared.stopped();
     tokio::select! {
         r = conn.as_mut() => {
             if let Err(e) = r {

@@ -5,8 +5,6 @@
 //! "Limits"). An [`Inbox`] hands its socket's task only the text messages to handle
 //! (refusals answered in the socket's own protocol), or the reason it closed.
 
-use std::future::Future;
-use std::pin::Pin;
 use std::time::Duration;
 
 use axum::extract::ws::{CloseFrame, Message, Utf8Bytes, WebSocket};
@@ -16,6 +14,7 @@ use tokio::time::{Instant, Interval};
 use tokio_tungstenite::tungstenite;
 
 use crate::Shared;
+use crate::stop::Stopped;
 
 /// The close code for a message over the socket's size limit (RFC 6455 §7.4.1).
 pub const CLOSE_TOO_BIG: u16 = 1009;
@@ -106,7 +105,7 @@ pub struct Inbox {
     /// (`BiLock`) on every read and write.
     socket: WebSocket,
     outbox: mpsc::Receiver<Utf8Bytes>,
-    stop: Pin<Box<dyn Future<Output = ()> + Send>>,
+    stop: Stopped,
     bucket: Bucket,
     rate: f64,
     dropped: u32,
@@ -133,7 +132,7 @@ impl Inbox {
         let inbox = Inbox {
             socket,
             outbox,
-            stop: Box::pin(Shared::stopped(shared.stop_signal())),
+            stop: shared.stopped(),
             bucket: Bucket::new(shared.config.rate_per_sec, shared.config.rate_burst),
             rate: shared.config.rate_per_sec,
             dropped: 0,
@@ -207,6 +206,8 @@ impl Inbox {
                     }
                     // Whoever fed the queue dropped this connection (too slow, or
                     // its game is served by another node now): it must reconnect.
+                    // At shutdown the game's task ends too, and may be heard first.
+                    None if self.stop.is_stopped() => return self.going_away().await,
                     None => {
                         let _ = self.socket.send(close(CLOSE_TRY_AGAIN, "reconnect")).await;
                         return Event::Closed("dropped");
@@ -221,12 +222,18 @@ impl Inbox {
                         return Event::Closed("gone");
                     }
                 }
-                _ = &mut self.stop => {
-                    let _ = self.socket.send(close(CLOSE_GOING_AWAY, "server shutting down")).await;
-                    return Event::Closed("server shutting down");
-                }
+                _ = &mut self.stop => return self.going_away().await,
             }
         }
+    }
+
+    /// Closes the socket at shutdown.
+    async fn going_away(&mut self) -> Event {
+        let _ = self
+            .socket
+            .send(close(CLOSE_GOING_AWAY, "server shutting down"))
+            .await;
+        Event::Closed("server shutting down")
     }
 
     /// A text message through the rate limit.

@@ -98,8 +98,7 @@ pub fn spawn_heartbeat(shared: Arc<Shared>) -> tokio::task::JoinHandle<()> {
         };
         let every = node.lease / 3;
         let mut renewed = Instant::now();
-        let stop = Shared::stopped(shared.stop_signal());
-        tokio::pin!(stop);
+        let mut stop = shared.stopped();
         let mut tick = tokio::time::interval(every);
         tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         loop {

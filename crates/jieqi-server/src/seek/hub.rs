@@ -147,8 +147,7 @@ fn seek_out(s: &Seek, receiver: &Identity) -> SeekOut {
 
 impl Hub {
     async fn run(mut self, mut rx: mpsc::Receiver<Cmd>) {
-        let stop = Shared::stopped(self.shared.stop_signal());
-        tokio::pin!(stop);
+        let mut stop = self.shared.stopped();
         loop {
             tokio::select! {
                 cmd = rx.recv() => match cmd {

@@ -13,6 +13,7 @@ mod routes;
 pub use routes::routes;
 
 use std::collections::{HashMap, HashSet};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use jieqi_core::{ByColor, Color, Deal, Outcome, Reason, RuleSet};
@@ -138,6 +139,21 @@ pub struct Hub {
     events: Mutex<HashMap<String, Arc<tokio::sync::Mutex<Event>>>>,
     by_game: Mutex<HashMap<String, String>>,
     private: Mutex<HashSet<String>>,
+    /// Changes of the index so far: a game's task re-reads its [`GameFacts`] only
+    /// after one, not on every input (two global locks per move otherwise).
+    changes: AtomicU64,
+}
+
+/// What a game's task knows of its game's event, as of a change count of the
+/// index ([`Hub::refresh`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct GameFacts {
+    /// The index's change count when last read (`None`: never read).
+    seen: Option<u64>,
+    /// Whether the game is private ([`Hub::is_private`]).
+    pub private: bool,
+    /// Whether the game belongs to an event.
+    pub tournament: bool,
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -155,6 +171,27 @@ impl Hub {
     /// The event a game belongs to.
     pub fn event_of_game(&self, game: &str) -> Option<String> {
         lock(&self.by_game).get(game).cloned()
+    }
+
+    /// Brings `facts` about game `game` up to date: reads the index only if it has
+    /// changed since `facts` was read.
+    pub fn refresh(&self, game: &str, facts: &mut GameFacts) {
+        // Read before the maps: a change made meanwhile leaves the older count in
+        // `facts`, so the next call reads again.
+        let changes = self.changes.load(Ordering::Acquire);
+        if facts.seen == Some(changes) {
+            return;
+        }
+        *facts = GameFacts {
+            seen: Some(changes),
+            private: self.is_private(game),
+            tournament: lock(&self.by_game).contains_key(game),
+        };
+    }
+
+    /// Counts a change of the index; called after the maps have changed.
+    fn changed(&self) {
+        self.changes.fetch_add(1, Ordering::Release);
     }
 
     fn get(&self, id: &str) -> Option<Arc<tokio::sync::Mutex<Event>>> {
@@ -187,6 +224,7 @@ impl Hub {
                 }
             }
         }
+        self.changed();
     }
 
     /// Forgets games dropped from an event (an unpaired round).
@@ -197,6 +235,7 @@ impl Hub {
             by_game.remove(g);
             private.remove(g);
         }
+        self.changed();
     }
 }
 
@@ -1084,6 +1123,25 @@ fn you_player(e: &Event, p: PlayerId) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn game_facts_follow_the_index() {
+        let hub = Hub::default();
+        let mut facts = GameFacts::default();
+        hub.refresh("g1", &mut facts);
+        assert!(!facts.private && !facts.tournament);
+        lock(&hub.by_game).insert("g1".into(), "e1".into());
+        lock(&hub.private).insert("g1".into());
+        // Unchanged as far as the count says: the facts stay as read.
+        hub.refresh("g1", &mut facts);
+        assert!(!facts.private && !facts.tournament);
+        hub.changed();
+        hub.refresh("g1", &mut facts);
+        assert!(facts.private && facts.tournament);
+        hub.forget_games(&["g1".to_string()]);
+        hub.refresh("g1", &mut facts);
+        assert!(!facts.private && !facts.tournament);
+    }
 
     #[test]
     fn guessable_contributions_score_low_random_ones_high() {
