@@ -20,4 +20,4 @@ pub mod train;
 
 pub use data::Dataset;
 pub use net::FloatNet;
-pub use train::{TrainConfig, train};
+pub use train::{TrainConfig, train, train_from};

@@ -123,6 +123,25 @@ impl FloatNet {
         FloatNet { hidden, buckets, w }
     }
 
+    /// The float net that the quantised `net` stands for: each weight divided by the
+    /// scale it was quantised with. Quantising it again with the same scales gives
+    /// `net` back, so training can go on from a net `jieqi train` wrote.
+    pub fn from_network(net: &Network) -> FloatNet {
+        let p = net.parts();
+        let qa = f32::from(p.qa);
+        let qb = p.qb as f32;
+        let mut w = Vec::with_capacity(Layout::new(p.hidden, p.buckets).len);
+        w.extend(p.input_weights.iter().map(|&v| f32::from(v) / qa));
+        w.extend(p.input_bias.iter().map(|&v| f32::from(v) / qa));
+        w.extend(p.output_weights.iter().map(|&v| f32::from(v) / qb));
+        w.extend(p.output_bias.iter().map(|&v| v as f32 / (qa * qb)));
+        FloatNet {
+            hidden: p.hidden,
+            buckets: p.buckets,
+            w,
+        }
+    }
+
     fn layout(&self) -> Layout {
         Layout::new(self.hidden, self.buckets)
     }

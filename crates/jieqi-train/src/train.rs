@@ -72,11 +72,24 @@ pub fn train(
     valid: &Dataset,
     report: &mut dyn FnMut(&EpochReport),
 ) -> (FloatNet, Vec<EpochReport>) {
-    let mut net = FloatNet::new(cfg.hidden, cfg.buckets, cfg.seed);
+    let net = FloatNet::new(cfg.hidden, cfg.buckets, cfg.seed);
+    train_from(cfg, net, train, valid, report)
+}
+
+/// As [`train`], from the weights of `net` instead of random ones (its hidden units
+/// and output buckets stand; those of `cfg` are not used). Epoch 0 reports `net`
+/// itself.
+pub fn train_from(
+    cfg: &TrainConfig,
+    mut net: FloatNet,
+    train: &Dataset,
+    valid: &Dataset,
+    report: &mut dyn FnMut(&EpochReport),
+) -> (FloatNet, Vec<EpochReport>) {
     let mut adam = Adam::new(net.len());
     let threads = cfg.threads.max(1);
     let mut grads = vec![vec![0.0f32; net.len()]; threads];
-    let mut scratch = vec![Scratch::new(cfg.hidden); threads];
+    let mut scratch = vec![Scratch::new(net.hidden); threads];
     let mut order: Vec<u32> = (0..train.len() as u32).collect();
     let mut rng = cfg.seed.wrapping_mul(0xD1B5_4A32_D192_ED03) | 1;
     let mut reports = Vec::new();

@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 use jieqi_core::{Position, Reveals};
 use jieqi_engine::datagen::{self, Config};
 use jieqi_engine::nnue::{Accumulators, Network};
-use jieqi_train::{TrainConfig, data, train};
+use jieqi_train::{FloatNet, TrainConfig, data, train, train_from};
 
 /// An output the UCI loop can own while the test reads it afterwards.
 #[derive(Clone, Default)]
@@ -89,6 +89,19 @@ fn generate_train_load_and_evaluate() {
     std::fs::write(&net_path, q.to_bytes()).expect("write");
     let loaded = Network::from_bytes(&std::fs::read(&net_path).expect("read")).expect("loads");
     assert_eq!(loaded, q);
+
+    // Training goes on from a written net: the float net it stands for quantises back
+    // to it, and epoch 0 of `train_from` is that net, not a random one.
+    let resumed = FloatNet::from_network(&loaded);
+    assert_eq!(resumed.quantise(tc.scale as i32).expect("fits"), loaded);
+    let one = TrainConfig { epochs: 1, ..tc };
+    let (_, again) = train_from(&one, resumed, &train_set, &valid_set, &mut |_| {});
+    let trained = net.loss(&valid_set, tc.scale, tc.lambda);
+    let (from_file, random) = (again[0].valid_loss, reports[0].valid_loss);
+    assert!(
+        (from_file - trained).abs() * 20.0 < (random - trained).abs(),
+        "epoch 0 of the resumed run is the written net: {from_file} vs {trained} (random {random})"
+    );
 
     // Incremental == from scratch along a game of the data's first deal.
     let deal = datagen::deal_of(cfg.seed, 0);

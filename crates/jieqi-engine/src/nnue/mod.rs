@@ -183,6 +183,21 @@ impl Network {
         })
     }
 
+    /// The quantised parameters, as [`Network::from_parts`] takes them.
+    pub fn parts(&self) -> Parts {
+        Parts {
+            hidden: self.hidden,
+            buckets: self.buckets,
+            qa: self.qa,
+            qb: self.qb,
+            scale: self.scale,
+            input_weights: self.input_weights.clone(),
+            input_bias: self.input_bias.clone(),
+            output_weights: self.output_weights.clone(),
+            output_bias: self.output_bias.clone(),
+        }
+    }
+
     /// Reads a network file (format in the module documentation).
     pub fn from_bytes(b: &[u8]) -> Result<Network, NetworkError> {
         if b.len() < 8 || &b[..8] != MAGIC {

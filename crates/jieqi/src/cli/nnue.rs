@@ -1,12 +1,13 @@
 //! `jieqi datagen` and `jieqi train`: the NNUE pipeline (docs/nnue.md).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
 use clap::Args;
 use jieqi_engine::datagen::{self, Config};
-use jieqi_train::{TrainConfig, data};
+use jieqi_engine::nnue::Network;
+use jieqi_train::{FloatNet, TrainConfig, data};
 
 /// Arguments of `jieqi datagen`.
 #[derive(Args)]
@@ -112,6 +113,32 @@ pub struct TrainArgs {
     /// are taken whole.
     #[arg(long, default_value_t = 1)]
     sample: u32,
+    /// Go on training this net (a file `jieqi train` wrote) instead of starting from
+    /// random weights; it must have the --hidden, --buckets and --scale given.
+    #[arg(long)]
+    init: Option<PathBuf>,
+}
+
+/// The net of `jieqi train --init`, checked against the shape and scale asked for.
+fn initial_net(path: &Path, args: &TrainArgs) -> anyhow::Result<FloatNet> {
+    let bytes = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let net = Network::from_bytes(&bytes)
+        .with_context(|| format!("{} is not a net the engine can load", path.display()))?;
+    let p = net.parts();
+    if (p.hidden, p.buckets, p.scale) != (args.hidden, args.buckets, args.scale as i32) {
+        bail!(
+            "{} has {} hidden units, {} output buckets and scale {}; \
+             pass --hidden {} --buckets {} --scale {} to go on training it",
+            path.display(),
+            p.hidden,
+            p.buckets,
+            p.scale,
+            p.hidden,
+            p.buckets,
+            p.scale
+        );
+    }
+    Ok(FloatNet::from_network(&net))
 }
 
 /// Runs `jieqi train`.
@@ -125,6 +152,11 @@ pub fn train(args: TrainArgs) -> anyhow::Result<()> {
             jieqi_engine::nnue::MAX_BUCKETS
         );
     }
+    let init = args
+        .init
+        .as_deref()
+        .map(|p| initial_net(p, &args))
+        .transpose()?;
     let start = Instant::now();
     if args.sample == 0 {
         bail!("--sample must be at least 1");
@@ -161,7 +193,8 @@ pub fn train(args: TrainArgs) -> anyhow::Result<()> {
         threads: args.threads.max(1),
         seed: args.seed,
     };
-    let (net, reports) = jieqi_train::train(&cfg, &train, &valid, &mut |r| {
+    let init = init.unwrap_or_else(|| FloatNet::new(cfg.hidden, cfg.buckets, cfg.seed));
+    let (net, reports) = jieqi_train::train_from(&cfg, init, &train, &valid, &mut |r| {
         eprintln!(
             "epoch {:>3} lr {:.6} train loss {:.6} held-out loss {:.6} {:.0} pos/s",
             r.epoch, r.lr, r.train_loss, r.valid_loss, r.positions_per_second
