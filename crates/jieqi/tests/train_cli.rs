@@ -83,33 +83,25 @@ fn train_goes_on_from_a_written_net_and_refuses_a_mismatched_one() {
     );
 
     // A net of another shape, and a file that is no net, are refused with the reason.
-    let (ok, err) = jieqi(&[
-        "train",
-        s(&data),
-        "--out",
-        s(&second),
-        "--hidden",
-        "32",
-        "--buckets",
-        "2",
-        "--init",
-        s(&first),
-    ]);
-    assert!(!ok);
+    let refused = |hidden: &str, init: &Path| {
+        let (ok, err) = jieqi(&[
+            "train",
+            s(&data),
+            "--out",
+            s(&second),
+            "--hidden",
+            hidden,
+            "--buckets",
+            "2",
+            "--init",
+            s(init),
+        ]);
+        assert!(!ok, "{err}");
+        err
+    };
+    let err = refused("32", &first);
     assert!(err.contains("--hidden 16 --buckets 2 --scale 500"), "{err}");
-    let (ok, err) = jieqi(&[
-        "train",
-        s(&data),
-        "--out",
-        s(&second),
-        "--hidden",
-        "16",
-        "--buckets",
-        "2",
-        "--init",
-        s(&data),
-    ]);
-    assert!(!ok);
+    let err = refused("16", &data);
     assert!(err.contains("is not a net the engine can load"), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }
