@@ -40,8 +40,9 @@ pub struct Options {
     /// the perpetual limit); the game's history is judged by them too.
     pub rules: RuleSet,
     /// Evaluate with the NNUE net ([`Engine::set_network`]; net 1 won its SPRT against
-    /// the hand-written evaluation, the embedded net 2 its SPRT against net 1, so on by default) instead of the
-    /// hand-written evaluation (without a net the hand-written evaluation is used).
+    /// the hand-written evaluation and each embedded net since its SPRT against the one
+    /// before, so on by default) instead of the hand-written evaluation (without a net
+    /// the hand-written evaluation is used).
     pub use_nnue: bool,
 }
 

@@ -49,10 +49,9 @@ pub fn bucket(pieces: usize, buckets: usize) -> usize {
     (pieces.saturating_sub(2) * buckets / 31).min(buckets - 1)
 }
 
-/// The network built into the engine, if any: net 2 of `docs/nnue.md` (64 hidden
-/// units, 4 output buckets, trained on 344 k positions of the net 1 engine's self-play
-/// at 5 000 nodes a move). A build
-/// without one would need an `EvalFile` before `Use NNUE`.
+/// The network built into the engine, if any: the last net of the table in
+/// `docs/nnue.md`, which says what it was trained on and how. A build without one
+/// would need an `EvalFile` before `Use NNUE`.
 const EMBEDDED: Option<&[u8]> = Some(include_bytes!("default.nnue"));
 
 /// Why a network file was refused.
