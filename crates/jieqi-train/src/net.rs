@@ -142,6 +142,35 @@ impl FloatNet {
         }
     }
 
+    /// This net with `hidden` units per perspective instead of its own (at least as
+    /// many), computing the same function: the old units keep their weights, the new
+    /// ones get small random input weights and biases (from `seed`) and output weights
+    /// of zero, so they contribute nothing until training moves them. Training a small
+    /// net on into a larger one ("net2net" widening) starts from what it has learnt.
+    pub fn widen(&self, hidden: usize, seed: u64) -> FloatNet {
+        assert!(hidden >= self.hidden, "a net is only widened");
+        let (old, new) = (self.layout(), Layout::new(hidden, self.buckets));
+        let mut w = FloatNet::new(hidden, self.buckets, seed).w;
+        let h0 = self.hidden;
+        for i in 0..INPUTS {
+            w[i * hidden..i * hidden + h0].copy_from_slice(&self.w[i * h0..(i + 1) * h0]);
+        }
+        w[new.bias..new.bias + h0].copy_from_slice(&self.w[old.bias..old.out]);
+        for b in 0..self.buckets {
+            let (from, to) = (old.out_of(b), new.out_of(b));
+            w[to..to + 2 * hidden].fill(0.0);
+            // The side to move's half, then the other side's.
+            w[to..to + h0].copy_from_slice(&self.w[from..from + h0]);
+            w[to + hidden..to + hidden + h0].copy_from_slice(&self.w[from + h0..from + 2 * h0]);
+        }
+        w[new.out_bias..].copy_from_slice(&self.w[old.out_bias..]);
+        FloatNet {
+            hidden,
+            buckets: self.buckets,
+            w,
+        }
+    }
+
     fn layout(&self) -> Layout {
         Layout::new(self.hidden, self.buckets)
     }
@@ -386,6 +415,29 @@ mod tests {
                 "parameter {k}: numeric {numeric}, analytic {analytic}"
             );
         }
+    }
+
+    #[test]
+    fn a_widened_net_evaluates_as_before_and_then_learns_with_its_new_units() {
+        let d = one_position(150, 2);
+        let mut net = FloatNet::new(16, 3, 5);
+        let l = Layout::new(16, 3);
+        for v in &mut net.w[l.bias..l.out] {
+            *v = 0.3;
+        }
+        let wide = net.widen(48, 9);
+        assert_eq!((wide.hidden, wide.buckets), (48, 3));
+        assert_eq!(wide.len(), Layout::new(48, 3).len);
+        assert_eq!(wide.forward(&d, 0), net.forward(&d, 0));
+        // Widening to the same size changes nothing.
+        assert_eq!(net.widen(16, 9), net);
+        // The new units' output weights have a gradient (they are active), so a step
+        // of training uses them.
+        let mut grad = vec![0.0; wide.len()];
+        wide.backward(&d, 0, (400.0, 0.5), &mut Scratch::new(48), &mut grad);
+        let b = d.bucket(0, 3);
+        let new_units = Layout::new(48, 3).out_of(b) + 16..Layout::new(48, 3).out_of(b) + 48;
+        assert!(grad[new_units].iter().any(|&g| g != 0.0));
     }
 
     #[test]

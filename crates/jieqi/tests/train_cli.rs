@@ -82,8 +82,23 @@ fn train_goes_on_from_a_written_net_and_refuses_a_mismatched_one() {
         "first run:\n{a}\nresumed:\n{b}"
     );
 
-    // A net of another shape, and a file that is no net, are refused with the reason.
-    let refused = |hidden: &str, init: &Path| {
+    // A narrower net is widened: the wider one starts from the same evaluation (the
+    // new units contribute nothing until trained), not from random weights.
+    let wide = dir.join("c.nnue");
+    let mut args = vec!["train", s(&data), "--out", s(&wide), "--epochs", "1"];
+    args.extend(shape.map(|a| if a == "16" { "32" } else { a }));
+    args.extend(["--init", s(&first)]);
+    let (ok, c) = jieqi(&args);
+    assert!(ok, "{c}");
+    assert!(c.contains("from 16 to 32 hidden units"), "{c}");
+    assert!(
+        (held_out(&c, 0) - held_out(&b, 0)).abs() < 1e-6,
+        "narrow:\n{b}\nwidened:\n{c}"
+    );
+
+    // A wider net, a net of other buckets, and a file that is no net, are refused with
+    // the reason.
+    let refused = |hidden: &str, buckets: &str, init: &Path| {
         let (ok, err) = jieqi(&[
             "train",
             s(&data),
@@ -92,16 +107,24 @@ fn train_goes_on_from_a_written_net_and_refuses_a_mismatched_one() {
             "--hidden",
             hidden,
             "--buckets",
-            "2",
+            buckets,
             "--init",
             s(init),
         ]);
         assert!(!ok, "{err}");
         err
     };
-    let err = refused("32", &first);
-    assert!(err.contains("--hidden 16 --buckets 2 --scale 500"), "{err}");
-    let err = refused("16", &data);
+    let err = refused("16", "2", &wide);
+    assert!(
+        err.contains("--hidden 32 (or more) --buckets 2 --scale 500"),
+        "{err}"
+    );
+    let err = refused("32", "3", &first);
+    assert!(
+        err.contains("--hidden 16 (or more) --buckets 2 --scale 500"),
+        "{err}"
+    );
+    let err = refused("16", "2", &data);
     assert!(err.contains("is not a net the engine can load"), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -114,21 +114,24 @@ pub struct TrainArgs {
     #[arg(long, default_value_t = 1)]
     sample: u32,
     /// Go on training this net (a file `jieqi train` wrote) instead of starting from
-    /// random weights; it must have the --hidden, --buckets and --scale given.
+    /// random weights; it must have the --buckets and --scale given, and at most the
+    /// --hidden given: a smaller net is widened to it (its units kept, new units added
+    /// that contribute nothing at first), so it starts from the same evaluation.
     #[arg(long)]
     init: Option<PathBuf>,
 }
 
-/// The net of `jieqi train --init`, checked against the shape and scale asked for.
+/// The net of `jieqi train --init`, checked against the shape and scale asked for and
+/// widened to `--hidden` units if it has fewer.
 fn initial_net(path: &Path, args: &TrainArgs) -> anyhow::Result<FloatNet> {
     let bytes = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
     let net = Network::from_bytes(&bytes)
         .with_context(|| format!("{} is not a net the engine can load", path.display()))?;
     let p = net.parts();
-    if (p.hidden, p.buckets, p.scale) != (args.hidden, args.buckets, args.scale as i32) {
+    if p.hidden > args.hidden || (p.buckets, p.scale) != (args.buckets, args.scale as i32) {
         bail!(
             "{} has {} hidden units, {} output buckets and scale {}; \
-             pass --hidden {} --buckets {} --scale {} to go on training it",
+             pass --hidden {} (or more) --buckets {} --scale {} to go on training it",
             path.display(),
             p.hidden,
             p.buckets,
@@ -138,7 +141,17 @@ fn initial_net(path: &Path, args: &TrainArgs) -> anyhow::Result<FloatNet> {
             p.scale
         );
     }
-    Ok(FloatNet::from_network(&net))
+    let float = FloatNet::from_network(&net);
+    if p.hidden < args.hidden {
+        eprintln!(
+            "widening {} from {} to {} hidden units",
+            path.display(),
+            p.hidden,
+            args.hidden
+        );
+        return Ok(float.widen(args.hidden, args.seed));
+    }
+    Ok(float)
 }
 
 /// Runs `jieqi train`.
