@@ -377,15 +377,22 @@ mod tests {
         d
     }
 
-    #[test]
-    fn the_gradient_matches_finite_differences() {
-        let d = one_position(150, 2);
-        let mut net = FloatNet::new(16, 3, 7);
-        // Move the biases into the open range so that most units are active.
-        let l = Layout::new(16, 3);
+    /// A random net whose hidden biases sit in the open range, so that most units
+    /// are active.
+    fn active_net(hidden: usize, buckets: usize, seed: u64) -> FloatNet {
+        let mut net = FloatNet::new(hidden, buckets, seed);
+        let l = Layout::new(hidden, buckets);
         for v in &mut net.w[l.bias..l.out] {
             *v = 0.3;
         }
+        net
+    }
+
+    #[test]
+    fn the_gradient_matches_finite_differences() {
+        let d = one_position(150, 2);
+        let net = active_net(16, 3, 7);
+        let l = Layout::new(16, 3);
         let cfg = (400.0, 0.5);
         let mut grad = vec![0.0; net.len()];
         net.backward(&d, 0, cfg, &mut Scratch::new(16), &mut grad);
@@ -420,14 +427,11 @@ mod tests {
     #[test]
     fn a_widened_net_evaluates_as_before_and_then_learns_with_its_new_units() {
         let d = one_position(150, 2);
-        let mut net = FloatNet::new(16, 3, 5);
-        let l = Layout::new(16, 3);
-        for v in &mut net.w[l.bias..l.out] {
-            *v = 0.3;
-        }
+        let net = active_net(16, 3, 5);
+        let wl = Layout::new(48, 3);
         let wide = net.widen(48, 9);
         assert_eq!((wide.hidden, wide.buckets), (48, 3));
-        assert_eq!(wide.len(), Layout::new(48, 3).len);
+        assert_eq!(wide.len(), wl.len);
         assert_eq!(wide.forward(&d, 0), net.forward(&d, 0));
         // Widening to the same size changes nothing.
         assert_eq!(net.widen(16, 9), net);
@@ -436,7 +440,7 @@ mod tests {
         let mut grad = vec![0.0; wide.len()];
         wide.backward(&d, 0, (400.0, 0.5), &mut Scratch::new(48), &mut grad);
         let b = d.bucket(0, 3);
-        let new_units = Layout::new(48, 3).out_of(b) + 16..Layout::new(48, 3).out_of(b) + 48;
+        let new_units = wl.out_of(b) + 16..wl.out_of(b) + 48;
         assert!(grad[new_units].iter().any(|&g| g != 0.0));
     }
 
