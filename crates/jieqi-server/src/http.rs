@@ -293,7 +293,7 @@ async fn upgrade(
     // cost a quarter of a megabyte per idle connection.
     ws.max_message_size(ws::MAX_FRAME_BYTES)
         .max_frame_size(ws::MAX_FRAME_BYTES)
-        .read_buffer_size(4 * 1024)
+        .read_buffer_size(ws::READ_BUFFER_BYTES)
         .write_buffer_size(0)
         .max_write_buffer_size(ws::MAX_FRAME_BYTES * 4)
         .on_upgrade(move |socket| {

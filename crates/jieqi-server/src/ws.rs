@@ -26,6 +26,12 @@ use crate::{GameHandle, Shared};
 /// (message too big). The WebSocket layer refuses them as soon as it reads their
 /// length, before buffering them.
 pub const MAX_FRAME_BYTES: usize = 64 * 1024;
+/// Bytes read from a game or lobby socket at a time. Client messages are a few hundred
+/// bytes; the WebSocket layer zeroes the free part of its buffer before every read
+/// (the one that finds the message and the one that finds nothing more), so a larger
+/// buffer costs a memset of cold memory per read and resident memory per connection.
+/// A longer message takes several reads.
+pub const READ_BUFFER_BYTES: usize = 1024;
 /// Sustained messages per second per connection (default).
 pub const RATE_PER_SEC: f64 = 20.0;
 /// Burst allowance (default).
