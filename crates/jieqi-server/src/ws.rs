@@ -261,7 +261,9 @@ impl Session {
             return Ok(());
         }
         let inc = protocol::parse(text)?;
-        let t = Some(inc.msg.type_name().to_string());
+        // The type's name is copied only for an error's `in` (not for every move).
+        let t = inc.msg.type_name();
+        let t = move || Some(t.to_string());
         match inc.msg {
             ClientIn::Ping { ts } => {
                 reply(inbox, ClientOut::Pong(PongOut { ts })).await;
@@ -270,7 +272,7 @@ impl Session {
             ClientIn::Join { game, token, watch } => {
                 if self.game.is_some() {
                     return Err((
-                        t,
+                        t(),
                         ProtoError::new(
                             ErrorCode::AlreadyJoined,
                             "this connection has joined a game",
@@ -279,15 +281,18 @@ impl Session {
                 }
                 self.join(&game, token, watch, text)
                     .await
-                    .map_err(|e| (t, e))
+                    .map_err(|e| (t(), e))
             }
             msg => {
                 let Some(game) = &self.game else {
-                    return Err((t, ProtoError::new(ErrorCode::NotJoined, "send join first")));
+                    return Err((
+                        t(),
+                        ProtoError::new(ErrorCode::NotJoined, "send join first"),
+                    ));
                 };
                 if game.client(self.conn, msg, inc.v).await.is_err() {
                     return Err((
-                        t,
+                        t(),
                         ProtoError::new(ErrorCode::Internal, "the game stopped; reconnect"),
                     ));
                 }
