@@ -1292,11 +1292,13 @@ impl Room {
             self.status = Status::Finished;
         }
         self.version += 1;
-        // Each kind of viewer's message is built once and takes its ply (no copy).
+        // Each kind of viewer's message is built once and takes its ply (no copy);
+        // viewers with the same position share its FEN.
         let plies = plies.map(|p| std::cell::Cell::new(Some(p)));
+        let fens = render::Fens::default();
         self.broadcast_with(|r, v| {
             let ply = plies[viewer_index(v)].take().unwrap_or_default();
-            r.move_out(v, ply, now)
+            r.move_out(v, ply, &fens, now)
         });
         if outcome.is_some() {
             self.version += 1;

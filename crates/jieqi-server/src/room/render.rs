@@ -1,10 +1,14 @@
 //! What a room tells each viewer: the `ClientOut` messages, built from that viewer's
 //! own position (docs/protocol.md §3.3).
 
+use std::cell::RefCell;
+
 use jieqi_core::{Color, Viewer};
 
 use super::{Effect, PerViewer, Room, Status, invite_url};
-use crate::knowledge::{self, EndOut, LegalOut, PlyOut, SeatOut, VIEWERS, viewer_index};
+use crate::knowledge::{
+    self, EndOut, LegalOut, PlyOut, SeatOut, VIEWERS, ViewerPositions, viewer_index,
+};
 use crate::protocol::out::{
     ClockOut, DrawOut, FirstMoveOut, MoveOut, PresenceOut, RematchOut, RulesOut, StateOut,
     TakebackOut, TakebackStateOut, TimeOut,
@@ -12,6 +16,30 @@ use crate::protocol::out::{
 use crate::protocol::{ClientOut, Outgoing};
 
 use super::Now;
+
+/// The FEN of each kind of viewer's position, written once per distinct position: the
+/// players' and the spectators' positions are the same but for what each knows of
+/// captured face-down pieces, so one move's messages mostly share one FEN.
+#[derive(Default)]
+pub(super) struct Fens(RefCell<[Option<String>; 3]>);
+
+impl Fens {
+    /// The FEN of viewer `v`'s position in `views`.
+    pub(super) fn of(&self, views: &ViewerPositions, v: Viewer) -> String {
+        let pos = views.get(v);
+        let mut written = self.0.borrow_mut();
+        let same = written
+            .iter()
+            .zip(VIEWERS)
+            .find_map(|(f, w)| f.as_ref().filter(|_| views.get(w) == pos));
+        if let Some(f) = same {
+            return f.clone();
+        }
+        let f = pos.fen();
+        written[viewer_index(v)] = Some(f.clone());
+        f
+    }
+}
 
 impl Room {
     /// Sends each connection the message built for its kind of viewer (built once per
@@ -172,11 +200,11 @@ impl Room {
         }))
     }
 
-    pub(super) fn move_out(&self, v: Viewer, ply: PlyOut, now: Now) -> ClientOut {
+    pub(super) fn move_out(&self, v: Viewer, ply: PlyOut, fens: &Fens, now: Now) -> ClientOut {
         let pos = self.views.get(v);
         ClientOut::Move(Box::new(MoveOut {
             ply,
-            fen: pos.fen(),
+            fen: fens.of(&self.views, v),
             turn: pos.turn().name(),
             check: pos.is_check(),
             pools: knowledge::pools_out(pos),
@@ -282,5 +310,47 @@ impl Room {
             spectators: self.spectators(),
         };
         self.broadcast_with(|_, _| ClientOut::Presence(p.clone()));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::knowledge::PlyMeta;
+    use jieqi_core::{Deal, Game, RuleSet};
+
+    /// Each viewer gets the FEN of its own position: shared while the positions are
+    /// the same, apart once a face-down piece is captured (only the capturer knows
+    /// which piece it was), whichever viewer is written first.
+    #[test]
+    fn each_viewer_gets_its_own_positions_fen() {
+        let mut g = Game::new(Deal::standard(), RuleSet::STANDARD);
+        let mut vp = ViewerPositions::of(&g);
+        let meta = PlyMeta {
+            at_ms: 1,
+            clock_ms: None,
+        };
+        let check = |vp: &ViewerPositions, order: [Viewer; 3]| {
+            let fens = Fens::default();
+            for v in order {
+                assert_eq!(fens.of(vp, v), vp.get(v).fen(), "{v:?} in {order:?}");
+            }
+        };
+        let orders = [
+            [Viewer::RED, Viewer::BLACK, Viewer::Spectator],
+            [Viewer::Spectator, Viewer::BLACK, Viewer::RED],
+            [Viewer::BLACK, Viewer::RED, Viewer::Spectator],
+        ];
+        for uci in ["h2e2", "h9g7"] {
+            g.play_uci(uci).unwrap();
+            vp.advance(&g, meta);
+            assert_eq!(vp.get(Viewer::RED), vp.get(Viewer::BLACK));
+            orders.iter().for_each(|o| check(&vp, *o));
+        }
+        // Red's face-down cannon from b2 takes Black's face-down piece on b9.
+        g.play_uci("b2b9").unwrap();
+        vp.advance(&g, meta);
+        assert_ne!(vp.get(Viewer::RED).fen(), vp.get(Viewer::BLACK).fen());
+        orders.iter().for_each(|o| check(&vp, *o));
     }
 }
