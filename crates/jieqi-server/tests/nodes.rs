@@ -74,7 +74,9 @@ async fn a_node_that_lost_its_lease_cannot_write() {
     };
     let a = PostgresStore::open(&url).await.unwrap();
     let b = PostgresStore::open(&url).await.unwrap();
-    let lease = Duration::from_secs(1);
+    // Long enough that a loaded machine does not let a lease lapse between two steps
+    // meant to fall inside it; the waits below are fractions of it.
+    let lease = Duration::from_secs(3);
     let a_id = a.join_cluster("127.0.0.1:1111", lease).await.unwrap();
     b.join_cluster("127.0.0.1:2222", lease).await.unwrap();
 
@@ -98,7 +100,7 @@ async fn a_node_that_lost_its_lease_cannot_write() {
 
     // A renews once, then falls silent.
     assert!(a.renew().await.unwrap().is_empty());
-    tokio::time::sleep(Duration::from_millis(1300)).await;
+    tokio::time::sleep(lease * 13 / 10).await;
     assert_eq!(b.orphans().await.unwrap(), vec!["g1".to_string()]);
     assert_eq!(b.acquire("g1").await.unwrap(), Holder::Me { epoch: 2 });
 
@@ -112,9 +114,9 @@ async fn a_node_that_lost_its_lease_cannot_write() {
 
     // B's lease is renewed and outlives the first one; a takeover of a live lease is
     // refused.
-    tokio::time::sleep(Duration::from_millis(600)).await;
+    tokio::time::sleep(lease * 6 / 10).await;
     assert!(b.renew().await.unwrap().is_empty());
-    tokio::time::sleep(Duration::from_millis(600)).await;
+    tokio::time::sleep(lease * 6 / 10).await;
     assert!(matches!(
         a.acquire("g1").await.unwrap(),
         Holder::Other { .. }
