@@ -16,6 +16,11 @@ pub struct Budget {
     pub hard: Option<Duration>,
 }
 
+/// How many moves the clock is planned to last without `movestogo`. Jieqi games are
+/// short (in the 10 s + 0.1 s gauntlet of BENCHMARKS.md the median game is 33 moves a
+/// side, a quarter end by move 26), and planning for 40 left about 7 s of 10 unused.
+pub const MOVES_HORIZON: u32 = 20;
+
 /// Works out the budget for `turn` from the limits and the move overhead (the time lost
 /// between the GUI's clock and ours, per move).
 pub fn budget(limits: &Limits, turn: Color, overhead: Duration) -> Budget {
@@ -45,7 +50,7 @@ pub fn budget(limits: &Limits, turn: Color, overhead: Duration) -> Budget {
         let inc = inc.unwrap_or(Duration::ZERO);
         // Keep a reserve: the overhead and a little more for each move to come.
         let left = time.saturating_sub(overhead);
-        let moves = limits.movestogo.map_or(40, |m| m.clamp(1, 50));
+        let moves = limits.movestogo.map_or(MOVES_HORIZON, |m| m.clamp(1, 50));
         let base = left / moves + inc * 3 / 4;
         // Never plan to use more than a fraction of what is left.
         let cap = left * 2 / 5;
@@ -92,7 +97,7 @@ mod tests {
             ..l.clone()
         };
         let b = budget(&both, Color::Red, ms(20));
-        assert_eq!(b.soft, Some(ms(99_980) / 40));
+        assert_eq!(b.soft, Some(ms(99_980) / MOVES_HORIZON));
         assert_eq!(b.hard, Some(ms(480)));
         let short = Limits {
             movetime: Some(ms(20)),
