@@ -485,7 +485,7 @@ fn iterate(
         roots.retain(|r| only.contains(&r.mv));
     }
     let mut completed = (roots.clone(), 0);
-    let soft = s.budget().soft;
+    let budget = s.budget();
     for depth in 1..=max_depth {
         s.new_iteration(&mut roots);
         let lines = multipv.min(roots.len());
@@ -538,11 +538,7 @@ fn iterate(
         }
         completed = (roots.clone(), depth);
         report(s, &mut info, &roots[..lines], depth);
-        if !infinite
-            && !s.is_pondering()
-            && let Some(soft) = soft
-            && s.elapsed() >= soft * 2 / 5
-        {
+        if !infinite && !s.is_pondering() && !budget.may_deepen(s.elapsed()) {
             break;
         }
         // A forced mate found within the depth searched will not change.

@@ -6,8 +6,9 @@ use jieqi_core::Color;
 
 use crate::Limits;
 
-/// The time a search aims for (`soft`: do not start another iteration past 2/5 of it;
-/// none for a fixed move time, which is all used) and may never exceed (`hard`).
+/// The time a search aims for (`soft`: do not start another iteration past
+/// [`NEW_ITERATION_SHARE`] of it; none for a fixed move time, which is all used) and may
+/// never exceed (`hard`).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct Budget {
     /// Target time; iterative deepening stops starting new depths near it.
@@ -20,6 +21,18 @@ pub struct Budget {
 /// short (in the 10 s + 0.1 s gauntlet of BENCHMARKS.md the median game is 33 moves a
 /// side, a quarter end by move 26), and planning for 40 left about 7 s of 10 unused.
 pub const MOVES_HORIZON: u32 = 20;
+
+/// The share of the planned time (numerator, denominator) after which no new iteration
+/// is started: the next one would rarely finish before the hard limit.
+pub const NEW_ITERATION_SHARE: (u32, u32) = (3, 5);
+
+impl Budget {
+    /// Whether a search that has run `elapsed` may start another iteration.
+    pub fn may_deepen(&self, elapsed: Duration) -> bool {
+        let (num, den) = NEW_ITERATION_SHARE;
+        self.soft.is_none_or(|soft| elapsed < soft * num / den)
+    }
+}
 
 /// Works out the budget for `turn` from the limits and the move overhead (the time lost
 /// between the GUI's clock and ours, per move).
@@ -109,5 +122,24 @@ mod tests {
             ..l
         };
         assert_eq!(budget(&l, Color::Red, ms(20)).hard, None);
+    }
+
+    #[test]
+    fn new_iterations_stop_at_the_share_of_the_plan() {
+        let ms = Duration::from_millis;
+        let (num, den) = NEW_ITERATION_SHARE;
+        let b = Budget {
+            soft: Some(ms(1000)),
+            hard: Some(ms(2000)),
+        };
+        let share = ms(1000) * num / den;
+        assert!(b.may_deepen(share - ms(1)));
+        assert!(!b.may_deepen(share));
+        // No plan (fixed move time, infinite): deepening is never stopped by the clock.
+        let none = Budget {
+            soft: None,
+            hard: Some(ms(500)),
+        };
+        assert!(none.may_deepen(ms(10_000)));
     }
 }
