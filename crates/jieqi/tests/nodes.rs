@@ -56,10 +56,14 @@ async fn a_killed_node_s_game_goes_on_through_the_other() {
     let (mut black, _) = join(b, &id, Some(&black_token)).await;
     let (mut watcher, _) = join(a, &id, None).await;
     let mut last = red.recv_until("state", WAIT).await.unwrap();
-    // Six plies, each acknowledged to its mover, seen by the spectator.
-    let mut acknowledged = Vec::new();
+    // Six plies, each acknowledged to its mover, seen by the spectator. Each player's
+    // view of a ply is kept: a capture of a face-down piece names the piece only to
+    // its captor (RULES.md §4), so the two views of one ply can differ.
+    let uci = |m: &Value| m["d"]["ply"]["uci"].as_str().unwrap().to_string();
+    let (mut seen_by_red, mut seen_by_black) = (Vec::new(), Vec::new());
     for n in 1..=6u64 {
-        let (mover, other) = if n % 2 == 1 {
+        let red_moves = n % 2 == 1;
+        let (mover, other) = if red_moves {
             (&mut red, &mut black)
         } else {
             (&mut black, &mut red)
@@ -70,9 +74,15 @@ async fn a_killed_node_s_game_goes_on_through_the_other() {
             .unwrap()
             .to_string();
         mover.send("move", json!({"uci": mv}), None).await.unwrap();
-        let ack = ply(mover, n).await;
-        acknowledged.push(ack["d"]["ply"]["uci"].as_str().unwrap().to_string());
+        let ack = uci(&ply(mover, n).await);
         last = ply(other, n).await;
+        let (by_red, by_black) = if red_moves {
+            (ack, uci(&last))
+        } else {
+            (uci(&last), ack)
+        };
+        seen_by_red.push(by_red);
+        seen_by_black.push(by_black);
         ply(&mut watcher, n).await;
     }
     let before = {
@@ -99,19 +109,27 @@ async fn a_killed_node_s_game_goes_on_through_the_other() {
         took >= Duration::from_millis(LEASE_SECS * 1000 / 2),
         "not taken over before the lease ran out ({took:?})"
     );
-    let (mut black, _) = join(b, &id, Some(&black_token)).await;
+    let (mut black, sb) = join(b, &id, Some(&black_token)).await;
     let (mut watcher, w) = join(b, &id, None).await;
     let d = &s["d"];
     assert_eq!(d["status"], "live", "{s}");
-    let moves: Vec<String> = d["moves"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|m| m["uci"].as_str().unwrap().to_string())
-        .collect();
+    let moves = |state: &Value| -> Vec<String> {
+        state["d"]["moves"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| m["uci"].as_str().unwrap().to_string())
+            .collect()
+    };
     assert_eq!(
-        moves, acknowledged,
-        "every acknowledged move is in the game"
+        moves(&s),
+        seen_by_red,
+        "every acknowledged move is in the game, as Red saw it"
+    );
+    assert_eq!(
+        moves(&sb),
+        seen_by_black,
+        "every acknowledged move is in the game, as Black saw it"
     );
     assert_eq!(d["moves"], before["d"]["moves"]);
     assert_eq!(d["fen"], before["d"]["fen"]);
