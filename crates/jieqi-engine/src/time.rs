@@ -24,7 +24,7 @@ pub const MOVES_HORIZON: u32 = 20;
 
 /// The share of the planned time (numerator, denominator) after which no new iteration
 /// is started: the next one would rarely finish before the hard limit.
-pub const NEW_ITERATION_SHARE: (u32, u32) = (3, 5);
+pub const NEW_ITERATION_SHARE: (u32, u32) = (2, 5);
 
 impl Budget {
     /// Whether a search that has run `elapsed` may start another iteration.
