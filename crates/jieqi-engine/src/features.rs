@@ -57,6 +57,9 @@ pub struct Features {
     /// The histories of quiet moves are kept from one search to the next of a game
     /// (per thread; `ucinewgame` forgets them); off: each search starts afresh.
     pub keep_history: bool,
+    /// Late-move reductions adjusted by the history of the move: a quiet move with a
+    /// good history is reduced less, one with a bad history more.
+    pub history_lmr: bool,
 }
 
 impl Default for Features {
@@ -81,6 +84,7 @@ impl Default for Features {
             chance_clamp: true,
             improving: true,
             keep_history: true,
+            history_lmr: true,
         }
     }
 }
@@ -109,6 +113,7 @@ pub const OPTIONS: &[(&str, Flag)] = &[
     ("Use ChanceClamp", |f| &mut f.chance_clamp),
     ("Use Improving", |f| &mut f.improving),
     ("Use KeepHistory", |f| &mut f.keep_history),
+    ("Use HistoryLMR", |f| &mut f.history_lmr),
 ];
 
 impl Features {

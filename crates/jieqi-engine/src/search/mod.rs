@@ -52,7 +52,8 @@
 //! move, MVV-LVA, killers and history (kept from one search of a game to the next),
 //! check extension, null-move pruning, reverse
 //! futility pruning, late-move pruning and reductions (all less eager for a side
-//! whose static evaluation improved since its last move: the improving flag),
+//! whose static evaluation improved since its last move: the improving flag; the
+//! reductions also less for a quiet move with a good history, more for a bad one),
 //! mate-distance pruning, and repetition
 //! awareness: a repeated position is a draw, except that a side that gave check with
 //! a rook, horse or cannon after every move of a repetition cycle is scored as losing
@@ -104,7 +105,10 @@ pub(crate) mod tunables;
 pub use chance::reveal_outcomes;
 pub use ordering::Histories;
 use ordering::pick_best;
-use pruning::{LmrTable, futility_margin, lmp_count, null_move_reduction, reverse_futility_margin};
+use pruning::{
+    LmrTable, futility_margin, history_reduction, lmp_count, null_move_reduction,
+    reverse_futility_margin,
+};
 use stack::Stack;
 use tunables::{
     ABDADA_DEPTH, FUTILITY_MAX_DEPTH, HISTORY_MAX_BONUS, LMP_MAX_DEPTH, LMR_MIN_DEPTH,
@@ -666,6 +670,10 @@ impl<'a> Searcher<'a> {
                     }
                     if worsening {
                         r += 1;
+                    }
+                    if self.features.history_lmr {
+                        // A late quiet move's ordering score is its history.
+                        r -= history_reduction(scores[i]);
                     }
                     r = r.clamp(0, new_depth - 1);
                 }

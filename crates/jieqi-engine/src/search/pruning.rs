@@ -3,8 +3,8 @@
 
 use super::tunables::{
     FUTILITY_BASE, FUTILITY_PER_DEPTH, LMP_BASE, LMP_DEPTH_SQUARED, LMP_NOT_IMPROVING_DEN,
-    LMP_NOT_IMPROVING_NUM, LMR_BASE, LMR_DIVISOR, NMP_BASE_REDUCTION, NMP_DEPTH_DIVISOR,
-    RFP_MARGIN,
+    LMP_NOT_IMPROVING_NUM, LMR_BASE, LMR_DIVISOR, LMR_HISTORY_DIVISOR, NMP_BASE_REDUCTION,
+    NMP_DEPTH_DIVISOR, RFP_MARGIN,
 };
 
 /// How many quiet moves late-move pruning lets through at `depth` (fewer when the
@@ -33,6 +33,12 @@ pub(super) fn futility_margin(depth: i32) -> i32 {
 /// The reduction of the null-move search at `depth`.
 pub(super) fn null_move_reduction(depth: i32) -> i32 {
     NMP_BASE_REDUCTION + depth / NMP_DEPTH_DIVISOR
+}
+
+/// The plies a quiet move's `history` score takes off its late-move reduction
+/// (negative: adds), rounded towards zero.
+pub(super) fn history_reduction(history: i32) -> i32 {
+    history / LMR_HISTORY_DIVISOR
 }
 
 /// Rows and columns of the [`LmrTable`]: deeper depths and later moves share the last.

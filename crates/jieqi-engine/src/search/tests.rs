@@ -435,3 +435,30 @@ mod work_sharing {
         );
     }
 }
+
+/// The nodes of an iterative deepening of a bench middlegame to `depth` (one table and
+/// one history throughout, as in a game) with the features set by `f`.
+fn nodes_with(depth: i32, f: impl FnOnce(&mut Features)) -> u64 {
+    let pos = Position::from_fen(crate::bench::MIDDLEGAMES[1]).unwrap();
+    with_searcher(&pos, &Judge::new(RuleSet::STANDARD, &pos), None, |s| {
+        f(&mut s.features);
+        for d in 1..=depth {
+            s.search(d, -INF, INF, 0, true, true);
+        }
+        s.nodes
+    })
+}
+
+#[test]
+fn the_history_of_a_late_quiet_move_adjusts_its_reduction() {
+    use super::pruning::history_reduction;
+    use super::tunables::HISTORY_LIMIT;
+    assert_eq!(history_reduction(HISTORY_LIMIT), 4);
+    assert_eq!(history_reduction(-HISTORY_LIMIT), -4);
+    assert_eq!(history_reduction(0), 0);
+    // Deep enough for cut-offs to fill the history past a ply's worth, the
+    // reductions change the tree.
+    let on = nodes_with(7, |_| {});
+    let off = nodes_with(7, |f| f.history_lmr = false);
+    assert_ne!(on, off);
+}

@@ -78,6 +78,9 @@ pub const LMR_MIN_MOVE: usize = 3;
 pub const LMR_BASE: f64 = 0.5;
 /// The divisor of the logarithmic term of the reduction.
 pub const LMR_DIVISOR: f64 = 2.2;
+/// A quiet move's history score divided by this comes off its reduction
+/// (`Use HistoryLMR`): with scores within ±`HISTORY_LIMIT`, at most four plies either way.
+pub const LMR_HISTORY_DIVISOR: i32 = 4096;
 
 // Quiescence.
 
